@@ -1,0 +1,42 @@
+# The two promises of the README:
+#   make demo  - set up, then open the quickstart notebook in JupyterLab on the demo agent
+#   make test  - set up, then run every test (unit, kernel, notebooks, JS, browser)
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+PORT   ?= 8888
+
+.PHONY: setup demo test test-python test-js browser-deps bench clean
+
+setup: $(VENV)/.installed js/node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml hatch_build.py js/package.json js/package-lock.json
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@
+
+js/node_modules/.installed: js/package.json js/package-lock.json
+	cd js && npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's chromium drives the browser tests (never a downloaded browser build).
+browser-deps:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+
+demo: setup
+	cd js && npm run build
+	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
+
+test: setup browser-deps
+	cd js && npm run build && npm run typecheck && npm test
+	$(PY) -m pytest -q -p no:cacheprovider
+
+bench: setup
+	$(PY) benchmarks/stream_cost.py
+
+clean:
+	rm -rf $(VENV) js/node_modules agui_widget/static

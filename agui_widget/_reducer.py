@@ -1,0 +1,605 @@
+"""Applying delivered AG-UI events to a transcript (``messages``) and a shared ``state``.
+
+The semantics are AG-UI 1.0's, as ``@ag-ui/client``'s ``defaultApplyEvents`` implements them:
+text triads build messages, tool calls land on their parent assistant message (created when
+absent), a tool result mints a tool message right after the call, snapshots replace, deltas
+patch, metadata merges key by key with the last write winning.
+
+``messages`` is a list of camelCase AG-UI message dicts (what
+``Message.model_dump(mode="json", by_alias=True)`` gives). It is built for streaming: an index
+maps ids to messages and tool calls, so a token costs O(1), and streamed text is buffered per
+message and joined into ``content`` only when ``messages`` is read.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Optional
+
+import jsonpatch
+import jsonpointer
+
+from ag_ui.core import BaseEvent, EventType
+
+__all__ = ["EventReducer"]
+
+log = logging.getLogger("agui_widget")
+
+_PatchErrors = (
+    jsonpatch.JsonPatchException,
+    jsonpointer.JsonPointerException,
+    KeyError,
+    IndexError,
+    TypeError,
+    ValueError,
+)
+
+
+class EventReducer:
+    """Folds verified events into ``messages`` and ``state``.
+
+    ``changed_from`` is the smallest message index added or changed since :meth:`reset_changes`,
+    so a view can be sent only the tail that moved.
+    """
+
+    def __init__(
+        self,
+        messages: Optional[Iterable[Mapping[str, Any]]] = None,
+        state: Any = None,
+        *,
+        on_warning: Optional[Callable[[str], None]] = None,
+    ) -> None:
+        self._warn_callback = on_warning
+        self._state: Any = state
+        self.changed_from: Optional[int] = None
+        # Streamed fragments not yet joined: message id -> deltas, tool call id -> deltas.
+        self._pending_content: dict[str, list[str]] = {}
+        self._pending_args: dict[str, list[str]] = {}
+        self._set_messages(messages or [])
+        self._handlers: dict[Any, Callable[[Any], None]] = {
+            EventType.TEXT_MESSAGE_START: self._text_start,
+            EventType.TEXT_MESSAGE_CONTENT: self._text_content,
+            EventType.TEXT_MESSAGE_END: self._text_end,
+            EventType.TOOL_CALL_START: self._tool_start,
+            EventType.TOOL_CALL_ARGS: self._tool_args,
+            EventType.TOOL_CALL_END: self._tool_end,
+            EventType.TOOL_CALL_RESULT: self._tool_result,
+            EventType.STATE_SNAPSHOT: self._state_snapshot,
+            EventType.STATE_DELTA: self._state_delta,
+            EventType.MESSAGES_SNAPSHOT: self._messages_snapshot,
+            EventType.ACTIVITY_SNAPSHOT: self._activity_snapshot,
+            EventType.ACTIVITY_DELTA: self._activity_delta,
+            EventType.RUN_STARTED: self._run_started,
+            EventType.REASONING_MESSAGE_START: self._reasoning_start,
+            EventType.REASONING_MESSAGE_CONTENT: self._text_content,
+            EventType.REASONING_MESSAGE_END: self._text_end,
+            EventType.REASONING_ENCRYPTED_VALUE: self._encrypted_value,
+        }
+
+    # -- public ------------------------------------------------------------------------------
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The transcript, with every streamed fragment joined in. Treat it as read-only."""
+        if self._pending_content or self._pending_args:
+            self.flush()
+        return self._messages
+
+    @messages.setter
+    def messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        self._set_messages(messages)
+        self.changed_from = 0
+
+    @property
+    def state(self) -> Any:
+        """The shared state: any JSON value. Replaced, never mutated in place."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+
+    def reset_changes(self) -> None:
+        """Start a new change window for ``changed_from``."""
+        self.changed_from = None
+
+    def flush(self) -> None:
+        """Join buffered text and argument fragments into their messages."""
+        for message_id, parts in self._pending_content.items():
+            message = self._by_id.get(message_id)
+            if message is not None:
+                message["content"] = _append(message, "content", parts)
+        self._pending_content.clear()
+        for tool_call_id, parts in self._pending_args.items():
+            call = self._tool_calls.get(tool_call_id)
+            if call is not None:
+                function = call["function"]
+                function["arguments"] = _append(function, "arguments", parts)
+        self._pending_args.clear()
+
+    def apply(self, event: BaseEvent) -> None:
+        """Fold one (verified, chunk-expanded) event into messages and state."""
+        handler = self._handlers.get(event.type)
+        if handler is not None:
+            handler(event)
+
+    # -- bookkeeping -------------------------------------------------------------------------
+
+    def _warn(self, text: str) -> None:
+        if self._warn_callback is not None:
+            self._warn_callback(text)
+        else:
+            log.warning("agui-widget: %s", text)
+
+    def _set_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        """Adopt a transcript handed in from outside, copying what the reducer may write to.
+
+        Messages and their tool calls are copied (shallowly), never the caller's dicts mutated:
+        nested values are only ever replaced, not changed in place.
+        """
+        self._pending_content.clear()
+        self._pending_args.clear()
+        self._messages: list[dict[str, Any]] = [_own_copy(message) for message in messages]
+        self._reindex()
+
+    def _reindex(self, start: int = 0) -> None:
+        """Rebuild the indexes: everything when ``start`` is 0, else the positions from ``start``.
+
+        With duplicate ids (possible in history handed in from outside) the first one wins.
+        """
+        if start > 0:
+            for index in range(start, len(self._messages)):
+                message_id = self._messages[index].get("id")
+                if isinstance(message_id, str) and self._by_id.get(message_id) is self._messages[index]:
+                    self._pos[message_id] = index
+            return
+        self._by_id: dict[str, dict[str, Any]] = {}
+        self._pos: dict[str, int] = {}
+        self._tool_calls: dict[str, dict[str, Any]] = {}
+        self._call_owner: dict[str, str] = {}
+        for index, message in enumerate(self._messages):
+            message_id = message.get("id")
+            if not isinstance(message_id, str) or message_id in self._by_id:
+                continue
+            self._by_id[message_id] = message
+            self._pos[message_id] = index
+            for call in message.get("toolCalls") or ():
+                if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("function"), dict):
+                    self._tool_calls.setdefault(call["id"], call)
+                    self._call_owner.setdefault(call["id"], message_id)
+
+    def _touch(self, index: int) -> None:
+        if self.changed_from is None or index < self.changed_from:
+            self.changed_from = index
+
+    def _touch_id(self, message_id: str) -> None:
+        index = self._pos.get(message_id)
+        if index is not None and (self.changed_from is None or index < self.changed_from):
+            self.changed_from = index
+
+    def _append_message(self, message: dict[str, Any]) -> None:
+        self._messages.append(message)
+        message_id = message["id"]
+        self._by_id[message_id] = message
+        self._pos[message_id] = len(self._messages) - 1
+        self._touch(len(self._messages) - 1)
+
+    def _insert_message(self, index: int, message: dict[str, Any]) -> None:
+        self._messages.insert(index, message)
+        self._by_id[message["id"]] = message
+        self._reindex(index)
+        self._touch(index)
+
+    def _replace_message(self, message_id: str, message: dict[str, Any]) -> None:
+        self._flush_one(message_id)
+        index = self._pos[message_id]
+        old = self._messages[index]
+        for call in old.get("toolCalls") or ():
+            if isinstance(call, dict):
+                self._tool_calls.pop(call.get("id"), None)
+                self._call_owner.pop(call.get("id"), None)
+        self._messages[index] = message
+        self._by_id[message_id] = message
+        for call in message.get("toolCalls") or ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self._tool_calls[call["id"]] = call
+                self._call_owner[call["id"]] = message_id
+        self._touch(index)
+
+    def _flush_one(self, message_id: str) -> None:
+        parts = self._pending_content.pop(message_id, None)
+        message = self._by_id.get(message_id)
+        if parts is not None and message is not None:
+            message["content"] = _append(message, "content", parts)
+        if message is not None:
+            for call in message.get("toolCalls") or ():
+                call_parts = self._pending_args.pop(call.get("id"), None) if isinstance(call, dict) else None
+                if call_parts is not None:
+                    call["function"]["arguments"] = _append(call["function"], "arguments", call_parts)
+
+    def _merge_metadata(self, target: dict[str, Any], event: Any) -> bool:
+        """Fold an event's metadata into what it builds: key by key, last write wins, no recursion."""
+        metadata = event.metadata
+        if metadata is None:
+            return False
+        current = target.get("metadata")
+        merged = dict(current) if isinstance(current, dict) else {}
+        merged.update(copy.deepcopy(metadata))
+        target["metadata"] = merged
+        return True
+
+    # -- text and reasoning messages ---------------------------------------------------------
+
+    def _text_start(self, event: Any) -> None:
+        message_id = event.message_id
+        message = self._by_id.get(message_id)
+        if message is not None and message.get("role") == "activity":
+            self._warn(
+                f"TEXT_MESSAGE_START: message '{message_id}' is an activity message; message ids must be "
+                "unique across activity and text messages. The text is dropped."
+            )
+            return
+        if message is None:
+            message = {"id": message_id, "role": event.role or "assistant", "content": ""}
+            if event.name is not None:
+                message["name"] = event.name
+            if event.subagent_run_id is not None:
+                message["subagentRunId"] = event.subagent_run_id
+            self._append_message(message)
+            self._merge_metadata(message, event)
+        elif self._merge_metadata(message, event):
+            self._touch_id(message_id)
+
+    def _reasoning_start(self, event: Any) -> None:
+        message_id = event.message_id
+        message = self._by_id.get(message_id)
+        if message is not None and message.get("role") == "activity":
+            self._warn(
+                f"REASONING_MESSAGE_START: message '{message_id}' is an activity message; message ids must "
+                "be unique across activity and reasoning messages. The reasoning is dropped."
+            )
+            return
+        if message is None:
+            message = {"id": message_id, "role": "reasoning", "content": ""}
+            if event.subagent_run_id is not None:
+                message["subagentRunId"] = event.subagent_run_id
+            self._append_message(message)
+            self._merge_metadata(message, event)
+        elif self._merge_metadata(message, event):
+            self._touch_id(message_id)
+
+    def _text_content(self, event: Any) -> None:
+        message_id = event.message_id
+        parts = self._pending_content.get(message_id)
+        if parts is None:
+            message = self._by_id.get(message_id)
+            if message is None:
+                self._warn(f"{event.type.value}: no message found with id '{message_id}'")
+                return
+            if message.get("role") == "activity":
+                self._warn(
+                    f"{event.type.value}: message '{message_id}' is an activity message; the text is dropped."
+                )
+                return
+            self._pending_content[message_id] = [event.delta]
+        else:
+            parts.append(event.delta)
+        index = self._pos[message_id]
+        if self.changed_from is None or index < self.changed_from:
+            self.changed_from = index
+        if event.metadata is not None:
+            self._merge_metadata(self._by_id[message_id], event)
+
+    def _text_end(self, event: Any) -> None:
+        message = self._by_id.get(event.message_id)
+        if message is None:
+            self._warn(f"{event.type.value}: no message found with id '{event.message_id}'")
+            return
+        if message.get("role") == "activity":
+            return
+        if self._merge_metadata(message, event):
+            self._touch_id(event.message_id)
+
+    # -- tool calls --------------------------------------------------------------------------
+
+    def _tool_start(self, event: Any) -> None:
+        tool_call_id = event.tool_call_id
+        existing = self._tool_calls.get(tool_call_id)
+        if existing is not None:
+            # Idempotent: a replayed start updates the call instead of adding a second one.
+            function = existing["function"]
+            renamed = function.get("name") != event.tool_call_name
+            if renamed:
+                self._warn(
+                    f"TOOL_CALL_START: tool call '{tool_call_id}' already exists with name "
+                    f"'{function.get('name')}'; renaming it to '{event.tool_call_name}'"
+                )
+                function["name"] = event.tool_call_name
+            if self._merge_metadata(existing, event) or renamed:
+                self._touch_id(self._call_owner[tool_call_id])
+            return
+        owner = self._assistant_for(event.parent_message_id, tool_call_id, event.subagent_run_id)
+        call: dict[str, Any] = {
+            "id": tool_call_id,
+            "type": "function",
+            "function": {"name": event.tool_call_name, "arguments": ""},
+        }
+        self._merge_metadata(call, event)
+        calls = owner.get("toolCalls")
+        owner["toolCalls"] = [*calls, call] if isinstance(calls, list) else [call]
+        self._tool_calls[tool_call_id] = call
+        self._call_owner[tool_call_id] = owner["id"]
+        self._touch_id(owner["id"])
+
+    def _assistant_for(self, parent_id: Optional[str], tool_call_id: str, subagent_run_id: Optional[str]) -> dict[str, Any]:
+        """The assistant message a call lands on: its parent, or one created for it."""
+        new_id = tool_call_id
+        if parent_id is not None:
+            parent = self._by_id.get(parent_id)
+            if parent is not None and parent.get("role") == "assistant":
+                return parent
+            if parent is not None:
+                self._warn(
+                    f"TOOL_CALL_START: parentMessageId '{parent_id}' names a '{parent.get('role')}' message, "
+                    "not an assistant message; the call gets its own assistant message"
+                )
+            else:
+                new_id = parent_id
+        existing = self._by_id.get(new_id)
+        if existing is not None and existing.get("role") == "assistant":
+            return existing
+        created: dict[str, Any] = {"id": new_id, "role": "assistant", "toolCalls": []}
+        if subagent_run_id is not None:
+            created["subagentRunId"] = subagent_run_id
+        self._append_message(created)
+        return created
+
+    def _tool_args(self, event: Any) -> None:
+        tool_call_id = event.tool_call_id
+        parts = self._pending_args.get(tool_call_id)
+        if parts is None:
+            if tool_call_id not in self._tool_calls:
+                self._warn(f"TOOL_CALL_ARGS: no message holds a tool call with id '{tool_call_id}'")
+                return
+            self._pending_args[tool_call_id] = [event.delta]
+        else:
+            parts.append(event.delta)
+        self._touch_id(self._call_owner[tool_call_id])
+        if event.metadata is not None:
+            self._merge_metadata(self._tool_calls[tool_call_id], event)
+
+    def _tool_end(self, event: Any) -> None:
+        call = self._tool_calls.get(event.tool_call_id)
+        if call is None:
+            self._warn(f"TOOL_CALL_END: no message holds a tool call with id '{event.tool_call_id}'")
+            return
+        if self._merge_metadata(call, event):
+            self._touch_id(self._call_owner[event.tool_call_id])
+
+    def _tool_result(self, event: Any) -> None:
+        content = event.content
+        if not isinstance(content, str):
+            content = [part.model_dump(mode="json", by_alias=True) for part in content]
+        message: dict[str, Any] = {
+            "id": event.message_id,
+            "role": event.role or "tool",
+            "toolCallId": event.tool_call_id,
+            "content": content,
+        }
+        if event.subagent_run_id is not None:
+            message["subagentRunId"] = event.subagent_run_id
+        self._merge_metadata(message, event)
+        if event.message_id in self._by_id:
+            # Ids are unique in a conversation: a repeated result replaces the earlier copy.
+            self._replace_message(event.message_id, message)
+            return
+        # Right after the assistant message that made the call (past results already recorded
+        # for it), so history reads call -> result even when text streamed in between.
+        owner_id = self._call_owner.get(event.tool_call_id)
+        owner_index = self._pos.get(owner_id) if owner_id is not None else None
+        if owner_index is None or self._messages[owner_index].get("role") != "assistant":
+            self._append_message(message)
+            return
+        index = owner_index + 1
+        while index < len(self._messages) and self._messages[index].get("role") == "tool":
+            index += 1
+        if index == len(self._messages):
+            self._append_message(message)
+        else:
+            self._insert_message(index, message)
+
+    # -- state -------------------------------------------------------------------------------
+
+    def _state_snapshot(self, event: Any) -> None:
+        self._state = event.snapshot
+
+    def _state_delta(self, event: Any) -> None:
+        operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.delta]
+        try:
+            self._state = _apply_patch(self._state, operations)
+        except _PatchErrors as exc:
+            self._warn(f"Failed to apply state patch ({exc}); the state is left as it was.")
+
+    # -- snapshots ---------------------------------------------------------------------------
+
+    def _messages_snapshot(self, event: Any) -> None:
+        self.flush()
+        incoming = [message.model_dump(mode="json", by_alias=True) for message in event.messages]
+        by_id = {message["id"]: message for message in incoming}
+        carries_activity = any(message.get("role") == "activity" for message in incoming)
+        carries_reasoning = any(message.get("role") == "reasoning" for message in incoming)
+
+        def kept_locally(message: dict[str, Any]) -> bool:
+            # Activity and reasoning messages are often client-only: a snapshot that carries
+            # none of a kind says nothing about that kind, so the local copies stay.
+            role = message.get("role")
+            return (role == "activity" and not carries_activity) or (role == "reasoning" and not carries_reasoning)
+
+        old = self._messages
+        merged = [by_id.get(m.get("id"), m) for m in old if m.get("id") in by_id or kept_locally(m)]
+        present = {m.get("id") for m in merged}
+        merged.extend(message for message in incoming if message["id"] not in present)
+        first_change = next(
+            (i for i, (a, b) in enumerate(zip(old, merged)) if a is not b and a != b),
+            min(len(old), len(merged)),
+        )
+        self._messages = merged
+        self._reindex()
+        if first_change < len(merged) or len(old) != len(merged):
+            self._touch(first_change)
+
+    def _run_started(self, event: Any) -> None:
+        if event.input is None:
+            return
+        for message in event.input.messages:
+            if message.id not in self._by_id:
+                self._append_message(message.model_dump(mode="json", by_alias=True))
+
+    # -- activities --------------------------------------------------------------------------
+
+    def _activity_snapshot(self, event: Any) -> None:
+        message_id = event.message_id
+        existing = self._by_id.get(message_id)
+        replace = event.replace is not False
+        fresh: dict[str, Any] = {
+            "id": message_id,
+            "role": "activity",
+            "activityType": event.activity_type,
+            "content": copy.deepcopy(event.content),
+        }
+        if event.subagent_run_id is not None:
+            fresh["subagentRunId"] = event.subagent_run_id
+        if existing is None:
+            self._merge_metadata(fresh, event)
+            self._append_message(fresh)
+            return
+        if existing.get("role") == "activity":
+            if replace:
+                # A replace re-mints the content and the attribution, not the metadata so far.
+                existing["activityType"] = event.activity_type
+                existing["content"] = fresh["content"]
+                existing.pop("subagentRunId", None)
+                if event.subagent_run_id is not None:
+                    existing["subagentRunId"] = event.subagent_run_id
+            self._merge_metadata(existing, event)
+            self._touch_id(message_id)
+        elif replace:
+            self._merge_metadata(fresh, event)
+            self._replace_message(message_id, fresh)
+
+    def _activity_delta(self, event: Any) -> None:
+        message_id = event.message_id
+        message = self._by_id.get(message_id)
+        if message is None:
+            self._warn(f"ACTIVITY_DELTA: no activity message with id '{message_id}'; the patch is skipped")
+            return
+        if message.get("role") != "activity":
+            self._warn(f"ACTIVITY_DELTA: message '{message_id}' is not an activity message")
+            return
+        self._merge_metadata(message, event)
+        operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.patch]
+        try:
+            content = _apply_patch(message.get("content") or {}, operations)
+        except _PatchErrors as exc:
+            self._warn(f"Failed to apply activity patch for '{message_id}': {exc}")
+        else:
+            message["content"] = content
+            message["activityType"] = event.activity_type
+        self._touch_id(message_id)
+
+    def _encrypted_value(self, event: Any) -> None:
+        if event.subtype == "tool-call":
+            call = self._tool_calls.get(event.entity_id)
+            if call is not None:
+                call["encryptedValue"] = event.encrypted_value
+                self._touch_id(self._call_owner[event.entity_id])
+            return
+        message = self._by_id.get(event.entity_id)
+        if message is not None and message.get("role") != "activity":
+            message["encryptedValue"] = event.encrypted_value
+            self._touch_id(event.entity_id)
+
+
+def _own_copy(message: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``message`` whose tool calls (and their functions) are the reducer's own."""
+    copied = dict(message)
+    calls = copied.get("toolCalls")
+    if isinstance(calls, list):
+        copied["toolCalls"] = [
+            {**call, "function": dict(call["function"])} if isinstance(call, dict) and isinstance(call.get("function"), dict) else call
+            for call in calls
+        ]
+    return copied
+
+
+def _append(holder: dict[str, Any], key: str, parts: list[str]) -> str:
+    """``holder[key] + "".join(parts)``, growing the string in place when nothing else holds it.
+
+    The dict's reference is dropped before the concatenation so CPython can resize the string
+    instead of copying it: a very long message costs O(delta) per flush, not O(length).
+    """
+    current = holder.get(key)
+    holder[key] = None
+    if not isinstance(current, str):
+        current = ""
+    current += parts[0] if len(parts) == 1 else "".join(parts)
+    return current
+
+
+def _apply_patch(document: Any, operations: list[dict[str, Any]]) -> Any:
+    """Apply an RFC 6902 patch without touching ``document``: all or nothing, copy on write.
+
+    Only the containers on each operation's paths are copied (shallowly), so a one-key change in
+    a large state costs about the size of the containers it passes through, not a deep copy of
+    everything. Raises when any operation fails; ``document`` is then unchanged.
+    """
+    copied: set[int] = set()
+    root = _shallow(document, copied)
+    for operation in operations:
+        for field in ("path", "from"):
+            pointer = operation.get(field)
+            if isinstance(pointer, str) and pointer:
+                root = _copy_along(root, pointer, copied)
+        root = jsonpatch.JsonPatch([operation]).apply(root, in_place=True)
+        if isinstance(root, (dict, list)):
+            copied.add(id(root))
+    return root
+
+
+def _shallow(value: Any, copied: set[int]) -> Any:
+    if isinstance(value, dict):
+        value = dict(value)
+    elif isinstance(value, list):
+        value = list(value)
+    else:
+        return value
+    copied.add(id(value))
+    return value
+
+
+def _copy_along(root: Any, pointer: str, copied: set[int]) -> Any:
+    """Replace each container on ``pointer``'s way (not its target) by a private shallow copy."""
+    try:
+        tokens = jsonpointer.JsonPointer(pointer).parts
+    except jsonpointer.JsonPointerException:
+        return root
+    node = root
+    for token in tokens[:-1]:
+        if isinstance(node, dict):
+            key: Any = token
+            if key not in node:
+                return root
+        elif isinstance(node, list):
+            if not token.isdigit() or int(token) >= len(node):
+                return root
+            key = int(token)
+        else:
+            return root
+        child = node[key]
+        if isinstance(child, (dict, list)) and id(child) not in copied:
+            child = _shallow(child, copied)
+            node[key] = child
+        node = child
+    return root

@@ -1,0 +1,123 @@
+"""Frontend tools: tools the chat UI executes or the user answers.
+
+They travel to the agent in ``RunAgentInput.tools``. When the model calls one, the run ends with the
+call pending; the answer (from the browser or from ``chat.respond``) becomes a tool message and the
+session starts the follow-up run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ag_ui.core import Tool
+
+ToolUI = Literal["handler", "confirm", "ask", "form", "manual"]
+
+_EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class FrontendTool:
+    """A tool whose call is answered in the notebook rather than by the agent's own code.
+
+    ``ui`` says how the view answers it: ``handler`` runs ``handler`` (the body of an async
+    JavaScript function of ``(args, ctx)``) in the browser; ``confirm`` asks Approve / Deny;
+    ``ask`` asks for text; ``form`` renders ``parameters`` as a form; ``manual`` shows the
+    arguments and a box for any answer. Whatever the ``ui``, Python can answer with
+    ``chat.respond(tool_call_id, result)``.
+    """
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(default_factory=lambda: dict(_EMPTY_OBJECT_SCHEMA))
+    ui: ToolUI = "manual"
+    handler: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name or not isinstance(self.name, str):
+            raise ValueError("a frontend tool needs a non-empty name")
+        if self.ui == "handler" and not self.handler:
+            raise ValueError(f"frontend tool {self.name!r}: ui='handler' needs handler JavaScript")
+
+    def to_agui(self) -> Tool:
+        """The tool as the agent sees it in RunAgentInput.tools."""
+        return Tool(name=self.name, description=self.description, parameters=dict(self.parameters))
+
+    def spec(self) -> dict[str, Any]:
+        """The tool as the view sees it (the ``frontend_tools`` trait)."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "parameters": dict(self.parameters),
+            "ui": self.ui,
+            "handler": self.handler,
+        }
+
+
+def js_tool(name: str, description: str, parameters: Mapping[str, Any], handler: str) -> FrontendTool:
+    """A tool the browser runs: ``handler`` is the body of ``async (args, ctx) => ...``."""
+    return FrontendTool(name, description, parameters, ui="handler", handler=handler)
+
+
+def confirm_tool(
+    name: str = "confirm",
+    description: str = "Ask the user to approve or deny an action. Returns {approved: bool}.",
+) -> FrontendTool:
+    """Approve / Deny, answered ``{"approved": bool}``."""
+    parameters = {
+        "type": "object",
+        "properties": {"message": {"type": "string", "description": "What the user is asked to approve."}},
+        "required": ["message"],
+    }
+    return FrontendTool(name, description, parameters, ui="confirm")
+
+
+def ask_tool(
+    name: str = "ask",
+    description: str = "Ask the user a question. Optional choices. Returns {answer: str}.",
+) -> FrontendTool:
+    """A question for the user, answered ``{"answer": str}``."""
+    parameters = {
+        "type": "object",
+        "properties": {
+            "question": {"type": "string"},
+            "choices": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["question"],
+    }
+    return FrontendTool(name, description, parameters, ui="ask")
+
+
+def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> list[FrontendTool]:
+    """Accept FrontendTool, ag_ui ``Tool`` or a plain dict; reject anything else clearly."""
+    result: list[FrontendTool] = []
+    for tool in tools:
+        if isinstance(tool, FrontendTool):
+            result.append(tool)
+        elif isinstance(tool, Tool):
+            result.append(FrontendTool(tool.name, tool.description, tool.parameters or dict(_EMPTY_OBJECT_SCHEMA)))
+        elif isinstance(tool, Mapping):
+            known = {"name", "description", "parameters", "ui", "handler"}
+            unknown = set(tool) - known
+            if unknown:
+                raise TypeError(f"frontend tool dict has unknown keys {sorted(unknown)}; allowed: {sorted(known)}")
+            result.append(
+                FrontendTool(
+                    name=tool["name"],
+                    description=tool.get("description", ""),
+                    parameters=tool.get("parameters") or dict(_EMPTY_OBJECT_SCHEMA),
+                    ui=tool.get("ui", "handler" if tool.get("handler") else "manual"),
+                    handler=tool.get("handler"),
+                )
+            )
+        else:
+            raise TypeError(
+                f"tools=[...] takes FrontendTool, ag_ui.core.Tool or dict items, not {type(tool).__name__}"
+            )
+    names = [t.name for t in result]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise ValueError(f"frontend tool names must be unique; repeated: {duplicates}")
+    return result

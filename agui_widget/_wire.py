@@ -1,0 +1,115 @@
+"""The widget wire, kernel side: every message of docs/wire.md declared once.
+
+Requests from a view are validated here; a payload that does not fit is logged and dropped, never
+raised into the kernel. Messages to a view are plain dicts built by the functions below (they are
+on the streaming hot path, so no model objects there).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic.alias_generators import to_camel
+
+log = logging.getLogger("agui_widget")
+
+MAX_TEXT = 1_000_000
+"""Largest user message accepted from a view (characters)."""
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+
+
+class Hello(_Request):
+    kind: Literal["hello"]
+    view_id: str = Field(min_length=1, max_length=200)
+
+
+class Send(_Request):
+    kind: Literal["send"]
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class Stop(_Request):
+    kind: Literal["stop"]
+
+
+class ToolResult(_Request):
+    kind: Literal["tool_result"]
+    tool_call_id: str = Field(min_length=1)
+    result: Any = None
+
+
+class Resume(_Request):
+    kind: Literal["resume"]
+    interrupt_id: str = Field(min_length=1)
+    status: Literal["resolved", "cancelled"] = "resolved"
+    payload: Any = None
+
+
+class JsonPatchOp(BaseModel):
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: str
+
+
+class StateEdit(_Request):
+    kind: Literal["state_edit"]
+    patch: list[JsonPatchOp] = Field(min_length=1)
+
+
+class Clear(_Request):
+    kind: Literal["clear"]
+
+
+class Regenerate(_Request):
+    kind: Literal["regenerate"]
+
+
+class Edit(_Request):
+    kind: Literal["edit"]
+    message_id: str = Field(min_length=1)
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+Request = Annotated[
+    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit],
+    Field(discriminator="kind"),
+]
+_request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
+
+
+def parse_request(raw: Any) -> Request | None:
+    """The request a view sent, or None (logged) when it is not one we know."""
+    try:
+        return _request_adapter.validate_python(raw)
+    except ValidationError as exc:
+        kind = raw.get("kind") if isinstance(raw, dict) else None
+        log.warning("agui-widget: ignored a malformed %r request from the view: %s", kind, exc.errors()[:3])
+        return None
+
+
+# Kernel -> view. Built as dicts: these sit on the streaming path.
+
+
+def snapshot_message(view_id: str | None, messages: list[dict], state: Any, events: list[dict]) -> dict[str, Any]:
+    return {"kind": "snapshot", "viewId": view_id, "messages": messages, "state": state, "events": events}
+
+
+def events_message(events: list[dict]) -> dict[str, Any]:
+    return {"kind": "events", "events": events}
+
+
+def messages_message(start: int, messages: list[dict]) -> dict[str, Any]:
+    return {"kind": "messages", "start": start, "messages": messages}
+
+
+def state_patch_message(patch: list[dict]) -> dict[str, Any]:
+    return {"kind": "state_patch", "patch": patch}
+
+
+def notice_message(level: Literal["info", "warning", "error"], text: str) -> dict[str, Any]:
+    return {"kind": "notice", "level": level, "text": text}

@@ -1,0 +1,102 @@
+"""Adapters: anything that turns a ``RunAgentInput`` into AG-UI events.
+
+The contract is one method, ``run(input: RunAgentInput) -> AsyncIterator[BaseEvent]`` (ag_ui.core
+types). ag-ui-langgraph's ``LangGraphAgent``, ag-ui-adk's ``ADKAgent`` and ag-ui-langroid's
+``LangroidAgent`` already have it and plug in unchanged. :func:`as_agent` recognises what a user
+hands to ``AgentChat`` and wraps it when it needs wrapping.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterator, Callable
+from typing import Any, Protocol, runtime_checkable
+
+from ag_ui.core import BaseEvent, RunAgentInput
+
+from ._base import AgentAdapter, EventStream
+from ._callable import CallableAgent
+from ._demo import DemoAgent
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the session runs: an AG-UI event producer."""
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]: ...
+
+
+class FunctionAgent:
+    """An AG-UI agent from a function ``input -> AsyncIterator[BaseEvent]``.
+
+    The one-line wrap for producers that are functions rather than objects, e.g. pydantic-ai::
+
+        AgentChat(FunctionAgent(lambda input: AGUIAdapter(agent=my_agent, run_input=input).run_stream()))
+    """
+
+    def __init__(self, fn: Callable[[RunAgentInput], AsyncIterator[BaseEvent]]) -> None:
+        self.fn = fn
+
+    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        return self.fn(input)
+
+
+ACCEPTED = """AgentChat(agent) accepts:
+  - nothing (None): the built-in demo agent;
+  - any object with run(input: RunAgentInput) -> AsyncIterator[BaseEvent] (an AG-UI agent, e.g.
+    ag-ui-langgraph's LangGraphAgent or ag-ui-adk's ADKAgent), or FunctionAgent(fn) for a function
+    that returns such an iterator;
+  - a plain callable of the transcript: def f(messages) -> str, an async function, or a sync or
+    async generator yielding text chunks."""
+
+
+def as_agent(obj: Any) -> Agent:
+    """The agent to run for what the user passed, or a TypeError that lists what is accepted."""
+    if obj is None:
+        return DemoAgent()
+    module = type(obj).__module__ or ""
+    if module.startswith("langroid"):
+        raise TypeError(
+            "Langroid agents are not supported yet by this version of agui-widget.\n"
+            "Meanwhile, wrap your agent in a function: AgentChat(lambda messages: agent.llm_response(...).content).\n\n"
+            + ACCEPTED
+        )
+    if module.startswith(("langchain", "langgraph")):
+        raise TypeError(
+            "LangChain objects are not supported yet by this version of agui-widget; ag-ui-langgraph's "
+            "LangGraphAgent(graph=...) works today.\n\n" + ACCEPTED
+        )
+    if isinstance(obj, str):
+        raise TypeError(f"AgentChat({obj!r}): remote AG-UI endpoints are not supported yet.\n\n" + ACCEPTED)
+    if isinstance(obj, type):
+        raise TypeError(f"AgentChat got the class {obj.__name__}; pass an instance.\n\n" + ACCEPTED)
+    run = getattr(obj, "run", None)
+    if callable(run) and (isinstance(obj, AgentAdapter) or _looks_like_event_producer(run)):
+        return obj
+    if callable(obj):
+        return CallableAgent(obj)
+    raise TypeError(f"AgentChat cannot run a {type(obj).__name__}.\n\n" + ACCEPTED)
+
+
+def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
+    """``run`` of an AG-UI agent takes one input and returns an async iterator."""
+    if inspect.isasyncgenfunction(run):
+        return True
+    try:
+        signature = inspect.signature(run)
+    except (TypeError, ValueError):
+        return True
+    params = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(params) >= 1
+
+
+__all__ = [
+    "ACCEPTED",
+    "Agent",
+    "AgentAdapter",
+    "CallableAgent",
+    "DemoAgent",
+    "EventStream",
+    "FunctionAgent",
+    "as_agent",
+]

@@ -1,0 +1,345 @@
+"""The built-in demo agent: scripted, offline, and honest about it.
+
+It shows every part of the protocol the widget handles, at a pace a person can follow: streamed
+Markdown, a backend tool, a frontend tool (the chat's accent colour), shared state (a to-do list
+that cells can read and change), an approval before a risky action (an interrupt), reasoning,
+progress steps and an error. ``help`` lists what it can show.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import RunAgentInput
+
+from .._tools import FrontendTool, js_tool
+from ._base import AgentAdapter, Emitted, EventStream
+
+ACCENT_TOOL = js_tool(
+    "set_accent_color",
+    "Change the chat's accent colour. Takes any CSS colour.",
+    {
+        "type": "object",
+        "properties": {"color": {"type": "string", "description": "A CSS colour, e.g. 'teal' or '#e91e63'."}},
+        "required": ["color"],
+    },
+    "ctx.setAccent(args.color); return { ok: true, color: args.color };",
+)
+
+HELP = """I'm the **agui-widget demo agent**: a scripted agent with no model and no network, here to \
+show what the chat can do. Try one of these:
+
+| say | what happens |
+|---|---|
+| `weather in Paris` | a **backend tool** call, shown as a tool card |
+| `make it teal` | a **frontend tool**: the browser changes the chat's accent colour |
+| `add buy milk` | **shared state**: a to-do list, also in `chat.state` in Python |
+| `show my list` | reads the shared state back |
+| `done 1` | ticks item 1 off |
+| `delete my list` | asks for your **approval** first (an interrupt) |
+| `plan a trip` | **progress**: steps streamed into the state |
+| `think about it` | **reasoning** before the answer |
+| `markdown` | a Markdown showcase: a table, code and math |
+| `fail` | an **error**, to see how one is reported |
+
+Everything you see travels as AG-UI events: `chat.events` in Python holds them all."""
+
+MARKDOWN_SHOWCASE = """Here is some **Markdown**, streamed token by token.
+
+### A table
+
+| protocol event | what it does |
+|---|---|
+| `TEXT_MESSAGE_CONTENT` | appends a delta to a message |
+| `TOOL_CALL_ARGS` | streams a tool call's arguments |
+| `STATE_DELTA` | patches the shared state (RFC 6902) |
+
+### Code
+
+```python
+chat = AgentChat()          # the demo agent
+await chat.send("help")     # wait for the whole answer
+print(chat.messages[-1]["content"])
+```
+
+### Math
+
+Streaming cost grows linearly: $c(n) = a + b\\,n$, and the mean of $x_1,\\dots,x_n$ is
+
+$$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$$
+"""
+
+_WORDS = re.compile(r"\S+\s*|\s+")
+
+
+class DemoAgent(AgentAdapter):
+    """A scripted agent. ``delay`` is the pause between tokens in seconds (0 for tests)."""
+
+    frontend_tools: tuple[FrontendTool, ...] = (ACCENT_TOOL,)
+
+    def __init__(self, delay: float = 0.03) -> None:
+        self.delay = delay
+
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in input.messages]
+        state = input.state if isinstance(input.state, dict) else {}
+        last = messages[-1] if messages else {}
+
+        if input.resume:
+            async for item in self._after_approval(input, stream, messages, state):
+                yield item
+            return
+        if last.get("role") == "tool":
+            async for item in self._after_frontend_tool(stream, last):
+                yield item
+            return
+
+        text = _text_of(last).strip()
+        lowered = text.lower()
+        if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
+            handler = self._say(stream, HELP)
+        elif "weather" in lowered:
+            handler = self._weather(stream, text)
+        elif any(word in lowered for word in ("colour", "color", "accent", "theme", "make it")):
+            handler = self._accent(stream, lowered)
+        elif re.match(r"(add|todo)\b", lowered):
+            handler = self._add_todo(stream, state, text)
+        elif re.match(r"done\s+\d+", lowered):
+            handler = self._tick(stream, state, lowered)
+        elif "delete" in lowered or "clear my list" in lowered or "risky" in lowered:
+            handler = self._ask_to_delete(stream, state)
+        elif "list" in lowered or "todos" in lowered or "to-dos" in lowered:
+            handler = self._show_list(stream, state)
+        elif lowered.startswith("plan"):
+            handler = self._plan(stream, text)
+        elif lowered.startswith("think") or "reason" in lowered:
+            handler = self._think(stream, text)
+        elif "markdown" in lowered or "showcase" in lowered:
+            handler = self._say(stream, MARKDOWN_SHOWCASE)
+        elif lowered in {"fail", "error", "crash"}:
+            handler = self._fail(stream)
+        else:
+            handler = self._say(
+                stream,
+                f"I'm a scripted demo agent (no model, no network), so I can't really answer "
+                f"“{text}”. Say **help** to see what I can show you.",
+            )
+        async for item in handler:
+            yield item
+
+    # -- building blocks ----------------------------------------------------------------------
+
+    async def _pause(self, factor: float = 1.0) -> None:
+        if self.delay:
+            await asyncio.sleep(self.delay * factor)
+
+    async def _say(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
+        """Stream text word by word at the demo's pace."""
+        for token in _WORDS.findall(text):
+            await self._pause()
+            yield stream.text(token)
+        yield stream.end_text()
+
+    # -- scenarios ----------------------------------------------------------------------------
+
+    async def _weather(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
+        match = re.search(r"\b(?:in|for|at)\s+([A-Za-z][\w .'-]*)", text)
+        city = (match.group(1).strip(" ?.!") if match else "Paris").title()
+        async for item in self._say(stream, f"Let me look up the weather in {city}."):
+            yield item
+        call = stream.tool_call_start("get_weather")
+        call_id = call[0].tool_call_id  # type: ignore[attr-defined]
+        yield call
+        for piece in ('{"city": ', json.dumps(city), "}"):
+            await self._pause()
+            yield stream.tool_call_args(call_id, piece)
+        yield stream.tool_call_end(call_id)
+        await self._pause(10)
+        report = _fake_weather(city)
+        yield stream.tool_result(call_id, report)
+        async for item in self._say(
+            stream,
+            f"It's **{report['temperature_c']} °C** and {report['conditions']} in {city} "
+            f"(made-up numbers: this is a demo).",
+        ):
+            yield item
+
+    async def _accent(self, stream: EventStream, lowered: str) -> AsyncIterator[Emitted]:
+        if not stream.is_frontend_tool(ACCENT_TOOL.name):
+            async for item in self._say(
+                stream, f"This chat has no `{ACCENT_TOOL.name}` frontend tool, so I can't change its colours."
+            ):
+                yield item
+            return
+        color = _colour_in(lowered)
+        async for item in self._say(stream, f"I'll ask your browser to make the accent **{color}**."):
+            yield item
+        yield stream.tool_call(ACCENT_TOOL.name, {"color": color})
+        # The run ends here with the call pending; the browser (or chat.respond) answers it.
+
+    async def _after_frontend_tool(self, stream: EventStream, tool_message: dict[str, Any]) -> AsyncIterator[Emitted]:
+        result = _parse_json(tool_message.get("content"))
+        if isinstance(result, dict) and result.get("error"):
+            text = f"Your browser could not do it: {result['error']}"
+        elif isinstance(result, dict) and result.get("color"):
+            text = f"Done: the accent is now **{result['color']}**."
+        else:
+            text = f"The tool answered: `{tool_message.get('content')}`."
+        async for item in self._say(stream, text):
+            yield item
+
+    async def _add_todo(self, stream: EventStream, state: dict[str, Any], text: str) -> AsyncIterator[Emitted]:
+        item = re.sub(r"^(add|todo)\b[:\s]*", "", text, flags=re.IGNORECASE).strip() or "something"
+        entry = {"text": item, "done": False}
+        if isinstance(state.get("todos"), list):
+            yield stream.state_delta([{"op": "add", "path": "/todos/-", "value": entry}])
+            count = len(state["todos"]) + 1
+        else:
+            yield stream.state_snapshot({**state, "todos": [entry]})
+            count = 1
+        async for chunk in self._say(
+            stream, f"Added “{item}”. Your list has {count} item{'s' if count != 1 else ''}; `chat.state` has it too."
+        ):
+            yield chunk
+
+    async def _tick(self, stream: EventStream, state: dict[str, Any], lowered: str) -> AsyncIterator[Emitted]:
+        todos = state.get("todos") if isinstance(state.get("todos"), list) else []
+        number = int(re.findall(r"\d+", lowered)[0])
+        if not 1 <= number <= len(todos):
+            async for item in self._say(stream, f"There is no item {number} on your list of {len(todos)}."):
+                yield item
+            return
+        yield stream.state_delta([{"op": "replace", "path": f"/todos/{number - 1}/done", "value": True}])
+        async for item in self._say(stream, f"Ticked off “{todos[number - 1].get('text')}”."):
+            yield item
+
+    async def _show_list(self, stream: EventStream, state: dict[str, Any]) -> AsyncIterator[Emitted]:
+        todos = state.get("todos") if isinstance(state.get("todos"), list) else []
+        if not todos:
+            text = "Your list is empty. Say `add buy milk`, or set `chat.state = {'todos': [...]}` in a cell."
+        else:
+            lines = [
+                f"{i}. {'~~' if t.get('done') else ''}{t.get('text')}{'~~' if t.get('done') else ''}"
+                for i, t in enumerate(todos, 1)
+            ]
+            text = "Here is your list, read from the shared state:\n\n" + "\n".join(lines)
+        async for item in self._say(stream, text):
+            yield item
+
+    async def _ask_to_delete(self, stream: EventStream, state: dict[str, Any]) -> AsyncIterator[Emitted]:
+        todos = state.get("todos") if isinstance(state.get("todos"), list) else []
+        if not todos:
+            async for item in self._say(stream, "Your list is already empty: nothing to delete."):
+                yield item
+            return
+        async for item in self._say(stream, "Deleting your list cannot be undone, so I need your approval first."):
+            yield item
+        call = stream.tool_call("delete_todos", {"count": len(todos), "items": [t.get("text") for t in todos]})
+        call_id = call[0].tool_call_id  # type: ignore[attr-defined]
+        yield call
+        stream.interrupt(
+            "approval",
+            message=f"Delete all {len(todos)} items of your to-do list?",
+            tool_call_id=call_id,
+            response_schema={"type": "object", "properties": {"approved": {"type": "boolean"}}},
+        )
+
+    async def _after_approval(
+        self, input: RunAgentInput, stream: EventStream, messages: list[dict[str, Any]], state: dict[str, Any]
+    ) -> AsyncIterator[Emitted]:
+        entry = input.resume[0]  # type: ignore[index]
+        approved = entry.status == "resolved" and isinstance(entry.payload, dict) and bool(entry.payload.get("approved"))
+        call_id = _last_call_id(messages, "delete_todos")
+        if approved:
+            yield stream.state_delta([{"op": "replace", "path": "/todos", "value": []}])
+            if call_id:
+                yield stream.tool_result(call_id, {"deleted": True})
+            text = "Approved: your list is now empty."
+        else:
+            if call_id:
+                yield stream.tool_result(call_id, {"deleted": False, "reason": "denied by the user"})
+            text = "Denied: I left your list as it was."
+        async for item in self._say(stream, text):
+            yield item
+
+    async def _plan(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
+        goal = re.sub(r"^plan\s*", "", text, flags=re.IGNORECASE).strip() or "the task"
+        steps = ["Gather what is needed", "Draft the plan", "Check it", "Write it up"]
+        yield stream.state_delta(
+            [{"op": "add", "path": "/plan", "value": {"goal": goal, "steps": [{"title": s, "status": "pending"} for s in steps]}}]
+        )
+        for index, title in enumerate(steps):
+            yield stream.step_started(title)
+            yield stream.state_delta([{"op": "replace", "path": f"/plan/steps/{index}/status", "value": "running"}])
+            await self._pause(8)
+            yield stream.state_delta([{"op": "replace", "path": f"/plan/steps/{index}/status", "value": "done"}])
+            yield stream.step_finished(title)
+        async for item in self._say(stream, f"Planned “{goal}” in {len(steps)} steps; see `chat.state['plan']`."):
+            yield item
+
+    async def _think(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
+        thoughts = "The user wants to see reasoning. A demo has nothing to reason about, so I will say so plainly."
+        for token in _WORDS.findall(thoughts):
+            await self._pause()
+            yield stream.reasoning(token)
+        yield stream.end_reasoning()
+        async for item in self._say(stream, "That was a **reasoning** block: models that think aloud stream it first."):
+            yield item
+
+    async def _fail(self, stream: EventStream) -> AsyncIterator[Emitted]:
+        async for item in self._say(stream, "About to fail on purpose"):
+            yield item
+        raise RuntimeError("the demo agent failed on purpose (you asked it to)")
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return ""
+
+
+def _parse_json(text: Any) -> Any:
+    if not isinstance(text, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _last_call_id(messages: list[dict[str, Any]], name: str) -> str | None:
+    for message in reversed(messages):
+        for call in message.get("toolCalls") or ():
+            if call.get("function", {}).get("name") == name:
+                return call.get("id")
+    return None
+
+
+_COLOURS = (
+    "teal", "red", "orange", "gold", "green", "blue", "purple", "pink", "crimson", "navy", "olive",
+    "magenta", "indigo", "violet", "coral", "tomato", "black", "gray", "grey", "brown",
+)  # fmt: skip
+
+
+def _colour_in(lowered: str) -> str:
+    hex_match = re.search(r"#[0-9a-f]{3,8}\b", lowered)
+    if hex_match:
+        return hex_match.group(0)
+    for colour in _COLOURS:
+        if re.search(rf"\b{colour}\b", lowered):
+            return colour
+    return "teal"
+
+
+def _fake_weather(city: str) -> dict[str, Any]:
+    seed = int(hashlib.sha256(city.lower().encode()).hexdigest(), 16)
+    conditions = ["sunny", "cloudy", "rainy", "windy", "foggy"][seed % 5]
+    return {"city": city, "temperature_c": 5 + seed % 25, "conditions": conditions}

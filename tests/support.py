@@ -1,0 +1,65 @@
+"""Small builders the test modules share."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from ag_ui.core import BaseEvent, EventType, ResumeEntry, RunAgentInput, Tool, UserMessage
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"id": f"user-{uuid.uuid4().hex[:8]}", "role": "user", "content": text}
+
+
+def make_input(
+    messages: str | Sequence[dict[str, Any]],
+    *,
+    tools: Sequence[Tool] = (),
+    state: Any = None,
+    resume: list[ResumeEntry] | None = None,
+) -> RunAgentInput:
+    if isinstance(messages, str):
+        messages = [user(messages)]
+    return RunAgentInput.model_validate(
+        {
+            "threadId": "thread-test",
+            "runId": f"run-{uuid.uuid4().hex[:8]}",
+            "messages": list(messages),
+            "state": {} if state is None else state,
+            "tools": [t.model_dump(by_alias=True) for t in tools],
+            "context": [],
+            "resume": [r.model_dump(by_alias=True) for r in resume] if resume else None,
+        }
+    )
+
+
+async def collect(agent: Any, run_input: RunAgentInput) -> list[BaseEvent]:
+    return [event async for event in agent.run(run_input)]
+
+
+def types(events: Sequence[BaseEvent]) -> list[str]:
+    return [e.type.value for e in events]
+
+
+def text_of(events: Sequence[BaseEvent]) -> str:
+    return "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT)  # type: ignore[attr-defined]
+
+
+def patch_of(event: BaseEvent) -> list[dict[str, Any]]:
+    """A STATE_DELTA's patch as plain JSON (ag_ui keeps typed operations)."""
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)["delta"]
+
+
+def split_runs(events: Sequence[BaseEvent]) -> list[list[BaseEvent]]:
+    """One list per AG-UI run (a turn with follow-up runs holds several)."""
+    runs: list[list[BaseEvent]] = []
+    for event in events:
+        if event.type == EventType.RUN_STARTED:
+            runs.append([])
+        runs[-1].append(event)
+    return runs
+
+
+__all__ = ["UserMessage", "collect", "make_input", "text_of", "types", "user"]

@@ -1,0 +1,610 @@
+"""The session: one chat's transcript, state and runs, and the AG-UI client loop.
+
+Each user turn is a :class:`Run`: an asyncio task on the kernel's loop, so the kernel keeps serving
+comm messages and cells while the agent works. The session builds ``RunAgentInput`` from the
+transcript, state and frontend tools, passes every event through the client pipeline
+(:class:`~agui_widget._consumer.EventConsumer`: normalise, verify, reduce) and tells its listener
+(the widget) what changed. A run that ends with frontend tool calls pending, or with an interrupt,
+waits for answers (from a view or from Python) and continues with a follow-up run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import logging
+import uuid
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import jsonpatch
+from ag_ui.core import (
+    PROTOCOL_VERSION,
+    BaseEvent,
+    Context,
+    EventType,
+    Interrupt,
+    Message,
+    ResumeEntry,
+    RunAgentInput,
+    RunErrorEvent,
+    RunFinishedCancelledOutcome,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageEndEvent,
+)
+from pydantic import TypeAdapter
+
+from ._consumer import EventConsumer
+from ._errors import describe_exception
+from ._tools import FrontendTool
+from ._verify import ProtocolError
+from .adapters import Agent
+
+log = logging.getLogger("agui_widget")
+
+Status = Literal["idle", "running", "waiting", "error"]
+RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled"]
+
+STOPPED_METADATA = {"agui_widget": {"stopped": True}}
+"""Merged into a message that a stop cut short, so views and cells can mark it."""
+
+CANCELLED_TOOL_RESULT = "Cancelled: the run was stopped before this tool call was answered."
+
+_messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}-{uuid.uuid4().hex[:16]}"
+
+
+class Run:
+    """One user turn: the agent's run and any follow-up runs after frontend tools or approvals.
+
+    Awaitable: ``await chat.send("hi")`` returns this Run once everything is over.
+    """
+
+    def __init__(self, text: str, user_message: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+        self.id = new_id("turn")
+        self.text = text
+        self.user_message = user_message
+        self.events: list[BaseEvent] = []
+        self.error: str | None = None
+        self.status: RunStatus = "queued"
+        self.run_ids: list[str] = []
+        self._future: asyncio.Future[Run] = loop.create_future()
+
+    @property
+    def done(self) -> bool:
+        """True once the turn is over (finished, failed or cancelled)."""
+        return self._future.done()
+
+    @property
+    def reply(self) -> str:
+        """The text of the assistant messages this turn produced, joined."""
+        return "".join(
+            event.delta  # type: ignore[attr-defined]
+            for event in self.events
+            if event.type == EventType.TEXT_MESSAGE_CONTENT
+        )
+
+    def __await__(self):  # type: ignore[no-untyped-def]
+        return self._future.__await__()
+
+    def _finish(self, status: RunStatus) -> None:
+        self.status = status
+        if not self._future.done():
+            self._future.set_result(self)
+
+    def __repr__(self) -> str:
+        return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.events)}>"
+
+
+@dataclass
+class Pending:
+    """Something the chat waits for: a frontend tool call or an interrupt."""
+
+    kind: Literal["tool", "interrupt"]
+    id: str
+    name: str | None = None
+    args_text: str = ""
+    interrupt: Interrupt | None = None
+    answer: Any = None
+    answered: bool = False
+
+    @property
+    def args(self) -> Any:
+        try:
+            return json.loads(self.args_text) if self.args_text else {}
+        except ValueError:
+            return self.args_text
+
+    def to_wire(self) -> dict[str, Any]:
+        if self.kind == "tool":
+            return {"kind": "tool", "toolCallId": self.id, "name": self.name, "args": self.args, "argsText": self.args_text}
+        item = self.interrupt
+        assert item is not None
+        return {
+            "kind": "interrupt",
+            "interruptId": self.id,
+            "reason": item.reason,
+            "message": item.message,
+            "toolCallId": item.tool_call_id,
+            "name": self.name,
+            "args": self.args if self.args_text else None,
+            "responseSchema": item.response_schema,
+        }
+
+
+class SessionListener:
+    """What the session tells the widget. The defaults do nothing (a session can run alone)."""
+
+    def session_events(self, events: Sequence[BaseEvent]) -> None:
+        """Events were delivered (in order); ``messages``/``state`` already include them."""
+
+    def session_messages(self, start: int) -> None:
+        """The transcript changed outside the event stream, from index ``start`` on."""
+
+    def session_state(self, patch: list[dict[str, Any]]) -> None:
+        """The state changed outside the event stream, by ``patch``."""
+
+    def session_status(self) -> None:
+        """status, pending, queued, error or run_id changed."""
+
+    def session_run_ended(self, start: int) -> None:
+        """A run ended; the messages from ``start`` on are what it changed."""
+
+
+@dataclass
+class _Waiting:
+    items: dict[str, Pending] = field(default_factory=dict)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class Session:
+    """One chat: transcript, state, event log, and at most one active turn."""
+
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        tools: Sequence[FrontendTool] = (),
+        thread_id: str | None = None,
+        state: Any = None,
+        messages: Sequence[dict[str, Any]] = (),
+        context: Sequence[Context] = (),
+        listener: SessionListener | None = None,
+        max_events: int = 20_000,
+    ) -> None:
+        self.agent = agent
+        self.tools = list(tools)
+        self.thread_id = thread_id or new_id("thread")
+        self.state: Any = {} if state is None else state
+        self.messages: list[dict[str, Any]] = [dict(m) for m in messages]
+        self.context = list(context)
+        self.listener = listener or SessionListener()
+        self.events: deque[BaseEvent] = deque(maxlen=max_events)
+        self.status: Status = "idle"
+        self.error = ""
+        self.run_id = ""
+        self.queue: deque[Run] = deque()
+        self.active: Run | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._waiting = _Waiting()
+        self._consumer: EventConsumer | None = None
+
+    # -- what the user does -------------------------------------------------------------------
+
+    def send(self, text: str) -> Run:
+        """Queue a user turn; it starts at once when no other turn is active."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError("chat.send() needs some text")
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            raise RuntimeError(
+                "chat.send() needs a running event loop: call it from a notebook cell or inside asyncio.run()"
+            ) from None
+        message = {"id": new_id("user"), "role": "user", "content": text}
+        run = Run(text, message, loop)
+        self.queue.append(run)
+        self._changed_status()
+        self._start_next()
+        return run
+
+    def stop(self) -> None:
+        """Cancel the active turn; what it produced so far stays, closed and marked as stopped."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+
+    def respond(self, id: str, result: Any = None) -> None:
+        """Answer a pending frontend tool call (or an interrupt, approving with ``result``)."""
+        item = self._waiting.items.get(id)
+        if item is None or item.answered:
+            pending = [p.id for p in self._waiting.items.values() if not p.answered]
+            raise KeyError(f"nothing pending has id {id!r}; pending: {pending or 'nothing'}")
+        if item.kind == "interrupt":
+            self.resume(id, result)
+            return
+        item.answered = True
+        item.answer = result
+        self._append_messages(
+            [{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": _as_text(result)}]
+        )
+        self._after_answer()
+
+    def resume(self, interrupt_id: str, payload: Any = None, status: Literal["resolved", "cancelled"] = "resolved") -> None:
+        """Answer a pending interrupt; the run continues with ``RunAgentInput.resume``."""
+        item = self._waiting.items.get(interrupt_id)
+        if item is None or item.kind != "interrupt" or item.answered:
+            pending = [p.id for p in self._waiting.items.values() if p.kind == "interrupt" and not p.answered]
+            raise KeyError(f"no pending interrupt has id {interrupt_id!r}; pending: {pending or 'nothing'}")
+        item.answered = True
+        item.answer = ResumeEntry(interrupt_id=interrupt_id, status=status, payload=payload)
+        self._after_answer()
+
+    @property
+    def pending(self) -> list[Pending]:
+        return [p for p in self._waiting.items.values() if not p.answered]
+
+    def set_state(self, state: Any) -> None:
+        """Replace the state (from Python or a view); views get only the difference."""
+        if state is self.state:
+            return
+        patch = jsonpatch.make_patch(self.state, state).patch if _patchable(self.state, state) else [
+            {"op": "replace", "path": "", "value": state}
+        ]
+        self.state = state
+        if patch:
+            self.listener.session_state(patch)
+
+    def apply_state_patch(self, patch: list[dict[str, Any]]) -> None:
+        """Apply an RFC 6902 patch to the state (a view's edit); raises on a patch that does not apply."""
+        self.state = jsonpatch.apply_patch(self.state, patch, in_place=False)
+        self.listener.session_state(patch)
+
+    def replace_messages(self, messages: Sequence[dict[str, Any]]) -> None:
+        """Replace the transcript (validated as AG-UI messages); only while no turn is active."""
+        if self.active is not None:
+            raise RuntimeError("the transcript cannot be replaced while a run is active; call chat.stop() first")
+        validated = _messages_adapter.validate_python(list(messages))
+        new = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+        start = _common_prefix(self.messages, new)
+        self.messages = new
+        self.listener.session_messages(start)
+
+    def clear(self) -> None:
+        """Forget the conversation (stops an active run first); the state stays."""
+        self.queue.clear()
+        self.stop()
+        self.messages = []
+        self.error = ""
+        self.listener.session_messages(0)
+        self._changed_status()
+
+    def truncate_and_send(self, index: int, text: str) -> Run:
+        """Drop the transcript from ``index`` on and send ``text`` (edit and regenerate)."""
+        if self.active is not None:
+            raise RuntimeError("wait for the active run to end, or stop it, before editing the conversation")
+        self.messages = self.messages[:index]
+        self.listener.session_messages(index)
+        return self.send(text)
+
+    # -- the client loop ----------------------------------------------------------------------
+
+    def _start_next(self) -> None:
+        if self.active is not None or not self.queue:
+            return
+        run = self.queue.popleft()
+        self.active = run
+        self.error = ""
+        self.status = "running"
+        run.status = "running"
+        self._append_messages([run.user_message])
+        self._task = asyncio.get_running_loop().create_task(self._drive(run), name=f"agui-widget {run.id}")
+        self._task.add_done_callback(lambda task: self._task_done(run, task))
+
+    async def _drive(self, run: Run) -> None:
+        final: RunStatus = "finished"
+        resume: list[ResumeEntry] | None = None
+        try:
+            while True:
+                ended = await self._one_run(run, resume)
+                resume = None
+                if ended == "cancelled":
+                    final = "cancelled"
+                    break
+                if ended == "error":
+                    final = "error"
+                    break
+                if ended == "wait":
+                    answers = await self._wait_for_answers(run)
+                    if answers is None:
+                        final = "cancelled"
+                        break
+                    resume = answers or None
+                    continue
+                break
+        except Exception as exc:  # a bug of ours must still end the turn cleanly
+            log.exception("agui-widget: the run loop failed")
+            run.error = describe_exception(exc)[0]
+            final = "error"
+        finally:
+            self._finish_turn(run, final)
+
+    def _finish_turn(self, run: Run, final: RunStatus) -> None:
+        if run.done:
+            return
+        self.active = None
+        self._task = None
+        self.run_id = ""
+        self.status = "error" if final == "error" else "idle"
+        self.error = run.error or ""
+        run._finish(final)
+        self._changed_status()
+        try:
+            self._start_next()
+        except RuntimeError:  # the loop is closing
+            pass
+
+    def _task_done(self, run: Run, task: asyncio.Task[None]) -> None:
+        """A task cancelled before it ever ran skips its own cleanup: do it here."""
+        if task.cancelled():
+            self._finish_turn(run, "cancelled")
+
+    async def _one_run(self, run: Run, resume: list[ResumeEntry] | None) -> Literal["done", "wait", "error", "cancelled"]:
+        """One AG-UI run: stream the agent's events through the pipeline into the transcript."""
+        run_input = RunAgentInput(
+            thread_id=self.thread_id,
+            run_id=new_id("run"),
+            protocol_version=PROTOCOL_VERSION,
+            state=copy.deepcopy(self.state),
+            messages=_input_messages(self.messages),
+            tools=[tool.to_agui() for tool in self.tools],
+            context=list(self.context),
+            resume=resume,
+        )
+        run.run_ids.append(run_input.run_id)
+        run.status = "running"
+        self.run_id = run_input.run_id
+        self.status = "running"
+        self._changed_status()
+        consumer = EventConsumer(self.messages, self.state, on_warning=self._warn)
+        consumer.reset_changes()
+        self._consumer = consumer
+        start_index = len(self.messages)
+        stream: AsyncIterator[BaseEvent] | None = None
+        try:
+            stream = self.agent.run(run_input)
+            async for event in stream:
+                self._deliver(run, consumer.consume(event))
+                if consumer.last_run_finished is not None or consumer.last_run_error is not None:
+                    break
+            else:
+                if consumer.last_run_finished is None and consumer.last_run_error is None:
+                    raise ProtocolError("the agent's event stream ended without RUN_FINISHED or RUN_ERROR")
+        except asyncio.CancelledError:
+            _uncancel()
+            self._close_as_stopped(run, consumer, run_input)
+            self._close_stream(stream)
+            self._end_run(consumer, start_index)
+            return "cancelled"
+        except ProtocolError as exc:
+            self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error")
+            self._close_stream(stream)
+            self._end_run(consumer, start_index)
+            return "error"
+        except Exception as exc:
+            message, code = describe_exception(exc)
+            self._close_with_error(run, consumer, message, code)
+            self._close_stream(stream)
+            self._end_run(consumer, start_index)
+            return "error"
+        self._close_stream(stream, finished=True)
+        self._end_run(consumer, start_index)
+        if consumer.last_run_error is not None:
+            run.error = consumer.last_run_error.message or "the run failed"
+            self._answer_dangling_tool_calls(consumer)
+            return "error"
+        return "wait" if self._collect_pending(consumer) else "done"
+
+    def _deliver(self, run: Run, events: list[BaseEvent]) -> None:
+        if not events:
+            return
+        assert self._consumer is not None
+        self.messages = self._consumer.messages
+        self.state = self._consumer.state
+        run.events.extend(events)
+        self.events.extend(events)
+        self.listener.session_events(events)
+
+    def _close_as_stopped(self, run: Run, consumer: EventConsumer, run_input: RunAgentInput) -> None:
+        """Close what the stop cut short, mark it stopped, and finish the run as cancelled."""
+        closing: list[BaseEvent] = []
+        started = consumer.run_active
+        if not started:
+            closing.append(RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION))
+        for event in consumer.open_events():
+            if event.type == EventType.TEXT_MESSAGE_END:
+                event = TextMessageEndEvent(message_id=event.message_id, metadata=STOPPED_METADATA)  # type: ignore[attr-defined]
+            closing.append(event)
+        closing.append(
+            RunFinishedEvent(
+                thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=RunFinishedCancelledOutcome()
+            )
+        )
+        self._consume_closing(run, consumer, closing)
+        self._answer_dangling_tool_calls(consumer)
+
+    def _close_with_error(self, run: Run, consumer: EventConsumer, message: str, code: str) -> None:
+        closing: list[BaseEvent] = []
+        if not consumer.run_active and consumer.last_run_finished is None and consumer.last_run_error is None:
+            closing.append(RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, protocol_version=PROTOCOL_VERSION))
+        if consumer.run_active:
+            closing.extend(consumer.open_events())
+        closing.append(RunErrorEvent(message=message, code=code))
+        self._consume_closing(run, consumer, closing)
+        run.error = message
+        self._answer_dangling_tool_calls(consumer)
+
+    def _consume_closing(self, run: Run, consumer: EventConsumer, closing: list[BaseEvent]) -> None:
+        for event in closing:
+            try:
+                self._deliver(run, consumer.consume(event))
+            except ProtocolError:
+                # The stream is already broken; record the closing event so views still see it.
+                log.warning("agui-widget: could not close the run cleanly at %s", event.type)
+                self._deliver(run, [event])
+
+    def _answer_dangling_tool_calls(self, consumer: EventConsumer) -> None:
+        """A stopped or failed run leaves no tool call without a result in the history."""
+        dangling = consumer.pending_tool_call_ids()
+        if dangling:
+            self.messages = consumer.messages
+            self._append_messages(
+                [
+                    {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
+                    for call_id in dangling
+                    if not _has_result(self.messages, call_id)
+                ],
+                notify_status=False,
+            )
+
+    def _close_stream(self, stream: AsyncIterator[BaseEvent] | None, finished: bool = False) -> None:
+        """Let the adapter's generator run its cleanup without holding up the session."""
+        aclose = getattr(stream, "aclose", None)
+        if aclose is None:
+            return
+
+        async def close() -> None:
+            try:
+                await asyncio.wait_for(aclose(), timeout=5)
+            except (Exception, asyncio.CancelledError):
+                log.debug("agui-widget: the agent's stream did not close cleanly", exc_info=True)
+
+        asyncio.get_running_loop().create_task(close())
+
+    def _end_run(self, consumer: EventConsumer, start_index: int) -> None:
+        self.messages = consumer.messages
+        self.state = consumer.state
+        changed = consumer.changed_from
+        start = min(start_index, changed) if changed is not None else start_index
+        self.listener.session_run_ended(start)
+
+    # -- waiting for answers ------------------------------------------------------------------
+
+    def _collect_pending(self, consumer: EventConsumer) -> bool:
+        """What the run left for the application to answer; True when there is something."""
+        waiting = _Waiting()
+        interrupts = consumer.interrupts()
+        for item in interrupts:
+            name, args = _find_call(self.messages, item.tool_call_id) if item.tool_call_id else (None, "")
+            waiting.items[item.id] = Pending("interrupt", item.id, name=name, args_text=args, interrupt=item)
+        if not interrupts:
+            for call_id in consumer.pending_tool_call_ids():
+                if _has_result(self.messages, call_id):
+                    continue
+                name, args = _find_call(self.messages, call_id)
+                waiting.items[call_id] = Pending("tool", call_id, name=name, args_text=args)
+        self._waiting = waiting
+        return bool(waiting.items)
+
+    async def _wait_for_answers(self, run: Run) -> list[ResumeEntry] | None:
+        """Wait until everything pending is answered; None when the turn was stopped meanwhile."""
+        run.status = "waiting"
+        self.status = "waiting"
+        self._changed_status()
+        waiting = self._waiting
+        try:
+            while any(not p.answered for p in waiting.items.values()):
+                waiting.wake.clear()
+                await waiting.wake.wait()
+        except asyncio.CancelledError:
+            _uncancel()
+            unanswered_calls = [p for p in waiting.items.values() if not p.answered and p.kind == "tool"]
+            self._append_messages(
+                [
+                    {"id": new_id("tool"), "role": "tool", "toolCallId": p.id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
+                    for p in unanswered_calls
+                ],
+                notify_status=False,
+            )
+            for p in waiting.items.values():
+                if p.kind == "interrupt" and not p.answered and p.interrupt and p.interrupt.tool_call_id:
+                    if not _has_result(self.messages, p.interrupt.tool_call_id):
+                        self._append_messages(
+                            [{"id": new_id("tool"), "role": "tool", "toolCallId": p.interrupt.tool_call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}],
+                            notify_status=False,
+                        )
+            self._waiting = _Waiting()
+            return None
+        self._waiting = _Waiting()
+        return [p.answer for p in waiting.items.values() if p.kind == "interrupt"]
+
+    def _after_answer(self) -> None:
+        self._changed_status()
+        if all(p.answered for p in self._waiting.items.values()):
+            self._waiting.wake.set()
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _append_messages(self, messages: list[dict[str, Any]], notify_status: bool = True) -> None:
+        if not messages:
+            return
+        start = len(self.messages)
+        self.messages = [*self.messages, *messages]
+        self.listener.session_messages(start)
+        if notify_status:
+            self._changed_status()
+
+    def _changed_status(self) -> None:
+        self.listener.session_status()
+
+    def _warn(self, text: str) -> None:
+        log.warning("agui-widget: %s", text)
+
+
+def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:
+    return _messages_adapter.validate_python(messages)
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None and hasattr(task, "uncancel"):
+        task.uncancel()
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _has_result(messages: list[dict[str, Any]], call_id: str) -> bool:
+    return any(m.get("role") == "tool" and m.get("toolCallId") == call_id for m in reversed(messages))
+
+
+def _find_call(messages: list[dict[str, Any]], call_id: str | None) -> tuple[str | None, str]:
+    for message in reversed(messages):
+        for call in message.get("toolCalls") or ():
+            if call.get("id") == call_id:
+                function = call.get("function") or {}
+                return function.get("name"), function.get("arguments") or ""
+    return None, ""
+
+
+def _common_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
+    index = 0
+    for a, b in zip(old, new):
+        if a != b:
+            break
+        index += 1
+    return index
+
+
+def _patchable(old: Any, new: Any) -> bool:
+    return isinstance(old, (dict, list)) and isinstance(new, (dict, list)) and type(old) is type(new)
+

@@ -1,0 +1,329 @@
+"""``AgentChat``: the widget, the session's listener, and the kernel end of the wire.
+
+The kernel owns the conversation. ``messages`` and ``state`` are traitlets a cell can observe and
+assign; they reach views as a snapshot when a view connects and as AG-UI events, splices and JSON
+patches afterwards (docs/wire.md), never as whole values per token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import pathlib
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import anywidget
+import jsonpatch
+import jsonpointer
+import traitlets
+from ag_ui.core import BaseEvent, Context, Message, Tool
+from pydantic import TypeAdapter, ValidationError
+
+from . import _wire
+from ._session import Pending, Run, Session, SessionListener
+from ._tools import FrontendTool, coerce_tools
+from ._transport import DEFAULT_WINDOW, BatchingTransport
+from .adapters import DemoAgent, as_agent
+
+log = logging.getLogger("agui_widget")
+
+_STATIC = pathlib.Path(__file__).parent / "static"
+_MISSING_BUNDLE = """
+export default { render({ el }) {
+  el.textContent = "agui-widget: the front end is not built. Reinstall with `pip install -e .` (needs Node.js), or run `npm ci && npm run build` in js/.";
+} };
+"""
+_messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+SNAPSHOT_EVENT_TAIL = 500
+"""How many recent events a connecting view gets for its event inspector."""
+
+
+def _bundle(name: str, fallback: str) -> pathlib.Path | str:
+    path = _STATIC / name
+    return path if path.exists() else fallback
+
+
+class AgentChat(anywidget.AnyWidget, SessionListener):
+    """An AG-UI agent chat in a notebook.
+
+    ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
+    object with ``run(RunAgentInput)``), or a plain function of the transcript. ``tools`` are the
+    frontend tools the UI (or Python, via :meth:`respond`) answers.
+    """
+
+    _esm = _bundle("widget.js", _MISSING_BUNDLE)
+    _css = _bundle("widget.css", "")
+
+    status = traitlets.Unicode("idle", help="idle | running | waiting | error").tag(sync=True)
+    thread_id = traitlets.Unicode("").tag(sync=True)
+    run_id = traitlets.Unicode("", help="the active run's id, or ''").tag(sync=True)
+    pending = traitlets.List(help="frontend tool calls and interrupts waiting for an answer").tag(sync=True)
+    queued = traitlets.List(help="user messages waiting for the active run to end").tag(sync=True)
+    frontend_tools = traitlets.List(help="the tools the UI executes or the user answers").tag(sync=True)
+    error = traitlets.Unicode("", help="the last run's error message").tag(sync=True)
+
+    messages = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
+    state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
+
+    def __init__(
+        self,
+        agent: Any = None,
+        *,
+        tools: Iterable[FrontendTool | Tool | Mapping[str, Any]] = (),
+        state: Any = None,
+        thread_id: str | None = None,
+        messages: Sequence[Mapping[str, Any]] = (),
+        context: Sequence[Context | Mapping[str, str]] = (),
+        batch_window: float = DEFAULT_WINDOW,
+        **kwargs: Any,
+    ) -> None:
+        runnable = as_agent(agent)
+        frontend = coerce_tools(tools)
+        if isinstance(runnable, DemoAgent):
+            given = {tool.name for tool in frontend}
+            frontend = [t for t in runnable.frontend_tools if t.name not in given] + frontend
+        self._syncing = False
+        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._window = batch_window
+        super().__init__(**kwargs)
+        self._transport = BatchingTransport(self._send_custom, window=batch_window)
+        self._session = Session(
+            runnable,
+            tools=frontend,
+            thread_id=thread_id,
+            state={} if state is None else state,
+            messages=[m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in _messages_adapter.validate_python(list(messages))],
+            context=[c if isinstance(c, Context) else Context(**c) for c in context],
+            listener=self,
+        )
+        with self._sync():
+            self.thread_id = self._session.thread_id
+            self.frontend_tools = [tool.spec() for tool in frontend]
+            self.messages = list(self._session.messages)
+            self.state = self._session.state
+        self.on_msg(self._on_view_message)
+
+    def _send_custom(self, message: dict[str, Any]) -> None:
+        # ``send`` is the chat's own verb here; the widget's custom message goes through the base.
+        anywidget.AnyWidget.send(self, message)
+
+    # -- the Python API -----------------------------------------------------------------------
+
+    @property
+    def agent(self) -> Any:
+        """The agent this chat runs (after wrapping, for plain callables)."""
+        return self._session.agent
+
+    def send(self, text: str) -> Run:  # type: ignore[override]
+        """Add a user message and start a run; returns at once. ``await`` the Run to wait for it."""
+        return self._session.send(text)
+
+    def stop(self) -> None:
+        """Stop the active run: what it said so far stays, closed and marked as stopped."""
+        self._session.stop()
+
+    def respond(self, tool_call_id: str, result: Any = None) -> None:
+        """Answer a pending frontend tool call (or approve an interrupt with ``result``)."""
+        self._session.respond(tool_call_id, result)
+
+    def resume(self, interrupt_id: str, payload: Any = None, *, cancel: bool = False) -> None:
+        """Answer a pending interrupt; the agent continues with ``RunAgentInput.resume``."""
+        self._session.resume(interrupt_id, payload, "cancelled" if cancel else "resolved")
+
+    @property
+    def pending_tool_calls(self) -> list[dict[str, Any]]:
+        """Frontend tool calls waiting for an answer: ``toolCallId``, ``name``, ``args``."""
+        return [p.to_wire() for p in self._session.pending if p.kind == "tool"]
+
+    @property
+    def interrupts(self) -> list[dict[str, Any]]:
+        """Interrupts waiting for a decision: ``interruptId``, ``message``, ``args``..."""
+        return [p.to_wire() for p in self._session.pending if p.kind == "interrupt"]
+
+    @property
+    def events(self) -> list[BaseEvent]:
+        """This chat's AG-UI event log (ag_ui.core objects), oldest first; the newest 20,000 are kept."""
+        return list(self._session.events)
+
+    @property
+    def tools(self) -> list[FrontendTool]:
+        return list(self._session.tools)
+
+    @property
+    def active_run(self) -> Run | None:
+        return self._session.active
+
+    def clear(self) -> None:
+        """Forget the conversation (the state stays). Stops an active run."""
+        self._session.clear()
+
+    def update_state(self, changes: Mapping[str, Any] | None = None, /, **keys: Any) -> None:
+        """Set some top-level keys of a dict state; the view and the next run see them."""
+        current = self.state if isinstance(self.state, dict) else {}
+        self.state = {**current, **(changes or {}), **keys}
+
+    def regenerate(self) -> Run:
+        """Run the last user message again, dropping the answer it got."""
+        index = _last_index(self.messages, "user")
+        if index is None:
+            raise ValueError("there is no user message to regenerate an answer for")
+        return self._session.truncate_and_send(index, _text_of(self.messages[index]))
+
+    def edit(self, message_id: str, text: str) -> Run:
+        """Replace a user message's text, drop what followed it, and run again."""
+        for index, message in enumerate(self.messages):
+            if message.get("id") == message_id and message.get("role") == "user":
+                return self._session.truncate_and_send(index, text)
+        raise KeyError(f"no user message has id {message_id!r}")
+
+    # -- traitlets <-> session ----------------------------------------------------------------
+
+    @traitlets.validate("messages")
+    def _validate_messages(self, proposal: Any) -> list[dict[str, Any]]:
+        if self._syncing:
+            return proposal["value"]
+        if self._session.active is not None:
+            raise traitlets.TraitError("chat.messages cannot be assigned while a run is active; call chat.stop() first")
+        try:
+            validated = _messages_adapter.validate_python(list(proposal["value"]))
+        except ValidationError as exc:
+            raise traitlets.TraitError(f"chat.messages takes AG-UI messages: {exc}") from None
+        return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+
+    @traitlets.observe("messages")
+    def _messages_assigned(self, change: Any) -> None:
+        if not self._syncing:
+            self._session.replace_messages(change["new"])
+
+    @traitlets.observe("state")
+    def _state_assigned(self, change: Any) -> None:
+        if not self._syncing:
+            self._session.set_state(change["new"])
+
+    def _sync(self) -> _Syncing:
+        return _Syncing(self)
+
+    def _refresh_traits(self) -> None:
+        self._refresh_handle = None
+        with self._sync():
+            self.messages = list(self._session.messages)
+            self.state = self._session.state
+
+    def _schedule_refresh(self) -> None:
+        if self._refresh_handle is not None:
+            return
+        try:
+            self._refresh_handle = asyncio.get_running_loop().call_later(self._window, self._refresh_traits)
+        except RuntimeError:
+            self._refresh_traits()
+
+    # -- SessionListener ----------------------------------------------------------------------
+
+    def session_events(self, events: Sequence[BaseEvent]) -> None:
+        for event in events:
+            self._transport.event(event.model_dump(mode="json", by_alias=True, exclude_none=True))
+        self._schedule_refresh()
+
+    def session_messages(self, start: int) -> None:
+        self._transport.send(_wire.messages_message(start, self._session.messages[start:]))
+        self._refresh_traits()
+
+    def session_state(self, patch: list[dict[str, Any]]) -> None:
+        self._transport.send(_wire.state_patch_message(patch))
+        self._refresh_traits()
+
+    def session_run_ended(self, start: int) -> None:
+        messages = self._session.messages
+        start = min(start, len(messages))
+        tail = [[m.get("id"), m.get("role"), _utf16_length(m.get("content"))] for m in messages[start:]]
+        self._transport.send({"kind": "check", "count": len(messages), "start": start, "tail": tail})
+        self._refresh_traits()
+
+    def session_status(self) -> None:
+        self._transport.flush()
+        session = self._session
+        with self.hold_sync():
+            self.status = session.status
+            self.run_id = session.run_id
+            self.error = session.error
+            self.pending = [p.to_wire() for p in session.pending]
+            self.queued = [{"id": run.id, "text": run.text} for run in session.queue]
+
+    # -- requests from views ------------------------------------------------------------------
+
+    def _on_view_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        request = _wire.parse_request(content)
+        if request is None:
+            return
+        try:
+            self._handle(request)
+        except (KeyError, ValueError, RuntimeError, TypeError, jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+            log.warning("agui-widget: the view's %r request was refused: %s", request.kind, exc)
+            self._transport.send(_wire.notice_message("warning", f"{request.kind}: {exc}"))
+        except Exception:
+            log.exception("agui-widget: handling the view's %r request failed", request.kind)
+
+    def _handle(self, request: _wire.Request) -> None:
+        session = self._session
+        if isinstance(request, _wire.Hello):
+            self._transport.flush()
+            tail = [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in list(session.events)[-SNAPSHOT_EVENT_TAIL:]]
+            self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
+        elif isinstance(request, _wire.Send):
+            session.send(request.text)
+        elif isinstance(request, _wire.Stop):
+            session.stop()
+        elif isinstance(request, _wire.ToolResult):
+            session.respond(request.tool_call_id, request.result)
+        elif isinstance(request, _wire.Resume):
+            session.resume(request.interrupt_id, request.payload, request.status)
+        elif isinstance(request, _wire.StateEdit):
+            session.apply_state_patch([op.model_dump(by_alias=True) for op in request.patch])
+        elif isinstance(request, _wire.Clear):
+            session.clear()
+        elif isinstance(request, _wire.Regenerate):
+            self.regenerate()
+        elif isinstance(request, _wire.Edit):
+            self.edit(request.message_id, request.text)
+
+    def __repr__(self) -> str:
+        return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
+
+
+class _Syncing:
+    """Marks trait writes that come from the session, so observers do not echo them back."""
+
+    def __init__(self, chat: AgentChat) -> None:
+        self.chat = chat
+        self.outer = False
+
+    def __enter__(self) -> None:
+        self.outer = self.chat._syncing
+        self.chat._syncing = True
+
+    def __exit__(self, *exc: object) -> None:
+        self.chat._syncing = self.outer
+
+
+def _utf16_length(content: Any) -> int:
+    if not isinstance(content, str):
+        return -1
+    return len(content.encode("utf-16-le")) // 2
+
+
+def _last_index(messages: list[dict[str, Any]], role: str) -> int | None:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == role:
+            return index
+    return None
+
+
+def _text_of(message: Mapping[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return " ".join(p.get("text", "") for p in content or () if isinstance(p, dict))
+
+
+__all__ = ["AgentChat", "Pending", "Run"]

@@ -384,8 +384,9 @@ class Session:
                 if consumer.last_run_finished is not None or consumer.last_run_error is not None:
                     break
             else:
+                consumer.end_of_stream()
                 if consumer.last_run_finished is None and consumer.last_run_error is None:
-                    raise ProtocolError("the agent's event stream ended without RUN_FINISHED or RUN_ERROR")
+                    raise ProtocolError("the agent's event stream ended before any run started (no RUN_STARTED)")
         except asyncio.CancelledError:
             _uncancel()
             self._close_as_stopped(run, consumer, run_input)
@@ -393,6 +394,7 @@ class Session:
             self._end_run(consumer, start_index)
             return "cancelled"
         except ProtocolError as exc:
+            self._deliver(run, exc.delivered)
             self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error")
             self._close_stream(stream)
             self._end_run(consumer, start_index)
@@ -454,7 +456,8 @@ class Session:
         for event in closing:
             try:
                 self._deliver(run, consumer.consume(event))
-            except ProtocolError:
+            except ProtocolError as exc:
+                self._deliver(run, exc.delivered)
                 # The stream is already broken; record the closing event so views still see it.
                 log.warning("agui-widget: could not close the run cleanly at %s", event.type)
                 self._deliver(run, [event])

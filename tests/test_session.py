@@ -244,7 +244,7 @@ async def test_a_stream_that_just_stops_is_not_reported_as_success():
 
     session = Session(Truncated())
     run = await session.send("x")
-    assert run.status == "error" and "without RUN_FINISHED" in run.error
+    assert run.status == "error" and "truncated" in run.error and "RUN_FINISHED" in run.error
     assert_valid_streams([run.events])
 
 
@@ -280,6 +280,16 @@ async def test_an_external_agent_finishing_without_outcome_is_success():
 
     run = await Session(Plain()).send("x")
     assert run.status == "finished"
+
+
+async def test_an_agent_that_yields_nothing_is_an_error():
+    class Silent:
+        async def run(self, run_input):
+            return
+            yield
+
+    run = await Session(Silent()).send("x")
+    assert run.status == "error" and "no RUN_STARTED" in run.error
 
 
 def test_send_outside_an_event_loop_says_what_to_do():

@@ -1,0 +1,46 @@
+// Builds the widget: src/index.tsx -> ../agui_widget/static/widget.js (one minified ES module
+// with a default export, as anywidget loads it) and widget.css next to it.
+//   node scripts/build.mjs            one build, prints the sizes
+//   node scripts/build.mjs --watch    rebuild on change (unminified, with source maps)
+import * as esbuild from "esbuild";
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = resolve(root, "..", "agui_widget", "static");
+const watch = process.argv.includes("--watch");
+
+/** @type {import("esbuild").BuildOptions} */
+const options = {
+  absWorkingDir: root,
+  entryPoints: { widget: "src/index.tsx" },
+  outdir,
+  bundle: true,
+  format: "esm",
+  platform: "browser",
+  target: ["es2020", "chrome100", "firefox100", "safari15"],
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  minify: !watch,
+  sourcemap: watch ? "inline" : false,
+  legalComments: "none",
+  logLevel: "warning",
+  define: { "process.env.NODE_ENV": JSON.stringify(watch ? "development" : "production") },
+};
+
+mkdirSync(outdir, { recursive: true });
+
+if (watch) {
+  const ctx = await esbuild.context(options);
+  await ctx.watch();
+  console.log(`watching src/ -> ${outdir}`);
+} else {
+  await esbuild.build(options);
+  for (const name of ["widget.js", "widget.css"]) {
+    const bytes = readFileSync(join(outdir, name));
+    const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+    console.log(`${name}: ${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`);
+  }
+}

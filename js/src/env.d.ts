@@ -1,0 +1,2 @@
+// esbuild bundles imported stylesheets into widget.css.
+declare module "*.css";

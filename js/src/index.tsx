@@ -1,0 +1,31 @@
+/**
+ * The anywidget entry: `render({ model, el })` mounts one chat view and returns its cleanup.
+ *
+ * Each view has its own viewId and mirror. On render it says `hello`; the kernel answers with a
+ * snapshot addressed to it; the view then follows live messages (docs/wire.md).
+ */
+import { render } from "preact";
+import type { RenderProps } from "./anywidget";
+import { Connection } from "./connection";
+import { HandlerRunner } from "./handlers";
+import "./styles.css";
+import { App } from "./view/App";
+
+function renderChat({ model, el }: RenderProps): () => void {
+  const root = document.createElement("div");
+  root.className = "agui-widget";
+  el.appendChild(root);
+  const conn = new Connection(model);
+  const runner = new HandlerRunner(conn, root);
+  render(<App ctx={{ conn, runner }} />, root);
+  conn.start();
+  runner.check();
+  return () => {
+    render(null, root);
+    runner.dispose();
+    conn.dispose();
+    root.remove();
+  };
+}
+
+export default { render: renderChat };

@@ -1,0 +1,903 @@
+/**
+ * The view's copy of the conversation (transcript, shared state, the run), kept in step with the
+ * kernel by the custom messages of docs/wire.md. Pure TypeScript, no DOM.
+ *
+ * Why not `@ag-ui/client`'s `defaultApplyEvents`: measured with esbuild, importing it bundles to
+ * 308 KB minified / 63 KB gzipped (rxjs, zod, uuid, untruncate-json), more than this whole view;
+ * it needs an `AbstractAgent` and an Observable pipeline, and it structured-clones the whole
+ * message list on every emitted mutation, i.e. per token, where this mirror must do O(1) work per
+ * delta and say which message changed. So the mirror is its own small reducer that follows the
+ * client's rules where they matter for display (tool calls attach to `parentMessageId`, a tool
+ * result sits right after the assistant message that made the call, a re-opened message appends,
+ * MESSAGES_SNAPSHOT reconciles by id, a failing STATE_DELTA changes nothing), types from
+ * `@ag-ui/core` (type-only), and `fast-json-patch` (about 4 KB gzipped) through ./jsonpatch.
+ * It applies events the way the kernel's reducer (agui_widget/_reducer.py) does, and the kernel
+ * stays the truth: the `check` sent at the end of every run compares the two transcripts, and a
+ * difference makes the view ask for a fresh snapshot ("resync").
+ *
+ * Immutability contract (what lets the view re-render only what changed, and lets two views in
+ * one page share the kernel's message objects): the mirror never mutates a message, a tool call
+ * or a state value it was given. A changed message is a new object in its slot; the array
+ * returned by `messages()` is a new array only when membership or order changes (so a streaming
+ * token costs O(1), whatever the length of the transcript).
+ */
+import { PatchError, applyJsonPatch } from "./jsonpatch";
+import { preview, warn } from "./log";
+import {
+  type AguiEvent,
+  type CheckEntry,
+  type EventOf,
+  type JsonPatch,
+  type KernelMessage,
+  type Message,
+  type ToolCall,
+  checkEvent,
+  isKnownEventType,
+  parseKernelMessage,
+} from "./wire";
+
+/** Things a view can listen to, besides single messages. */
+export type Topic =
+  /** first snapshot applied */
+  | "ready"
+  /** membership or order of the transcript changed */
+  | "list"
+  /** the shared state changed */
+  | "state"
+  /** run info changed (active, error, steps, first output) */
+  | "run"
+  /** the event log grew (for the inspector) */
+  | "events"
+  /** this copy no longer matches the kernel: ask for a fresh snapshot */
+  | "resync";
+
+export type RunInfo = {
+  /** between RUN_STARTED and RUN_FINISHED / RUN_ERROR */
+  active: boolean;
+  threadId: string;
+  runId: string;
+  /** RUN_ERROR's message for the latest run, "" otherwise */
+  error: string;
+  errorCode: string;
+  /** open STEP_STARTED names, oldest first */
+  steps: string[];
+  /** true once the active run produced a message, a tool call or reasoning */
+  sawOutput: boolean;
+  /** the RUN_FINISHED outcome of the latest run, when it had one */
+  outcome: unknown;
+};
+
+/** What one kernel message changed; listeners are told after the whole message is applied. */
+export type Change = { topics: ReadonlySet<Topic>; messages: ReadonlySet<string> };
+
+export type ToolMessage = Extract<Message, { role: "tool" }>;
+type AssistantMessage = Extract<Message, { role: "assistant" }>;
+type Loose = Record<string, unknown>;
+
+/** How many events the mirror keeps for the inspector. */
+export const EVENT_LOG_LIMIT = 1000;
+
+const NO_RUN: Readonly<RunInfo> = Object.freeze({
+  active: false,
+  threadId: "",
+  runId: "",
+  error: "",
+  errorCode: "",
+  steps: [],
+  sawOutput: false,
+  outcome: undefined,
+});
+
+/** Text content of a message, whatever shape it came in (string, parts, null). */
+export function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((part) => (part && typeof part === "object" && (part as Loose).type === "text" ? String((part as Loose).text ?? "") : ""))
+      .join("");
+  }
+  return "";
+}
+
+export function toolCallsOf(message: Message | undefined): readonly ToolCall[] {
+  const calls = (message as Loose | undefined)?.toolCalls;
+  return Array.isArray(calls) ? (calls as ToolCall[]) : [];
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  try {
+    return JSON.stringify(a) === JSON.stringify(b);
+  } catch {
+    return false;
+  }
+}
+
+export class Mirror {
+  readonly viewId: string;
+  private _ready = false;
+  private _messages: Message[] = [];
+  private index = new Map<string, number>();
+  private _state: unknown = {};
+  private _run: RunInfo = { ...NO_RUN, steps: [] };
+  private _events: AguiEvent[] = [];
+  /** ids of text / reasoning messages between START and END */
+  private openMessages = new Set<string>();
+  /** ids of tool calls between START and END */
+  private openCalls = new Set<string>();
+  /** tool call id -> id of the assistant message that holds it */
+  private callOwner = new Map<string, string>();
+  /** tool call id -> id of its tool (result) message */
+  private callResult = new Map<string, string>();
+
+  private dirtyTopics = new Set<Topic>();
+  private dirtyMessages = new Set<string>();
+  private topicListeners = new Map<Topic, Set<() => void>>();
+  private messageListeners = new Map<string, Set<() => void>>();
+  private changeListeners = new Set<(change: Change) => void>();
+  private warnedChunks = false;
+
+  constructor(viewId: string) {
+    this.viewId = viewId;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Reading
+  // -------------------------------------------------------------------------------------------
+
+  /** True once a snapshot for this view has been applied. */
+  get ready(): boolean {
+    return this._ready;
+  }
+  /** The transcript. A new array whenever membership or order changes; when only a message
+   * changes, its slot gets the new message object (compare messages by identity, not the array). */
+  messages(): readonly Message[] {
+    return this._messages;
+  }
+  message(id: string): Message | undefined {
+    const i = this.index.get(id);
+    return i === undefined ? undefined : this._messages[i];
+  }
+  get state(): unknown {
+    return this._state;
+  }
+  get run(): RunInfo {
+    return this._run;
+  }
+  /** The event log tail (the snapshot's, then every event applied since), oldest first. */
+  events(): readonly AguiEvent[] {
+    return this._events;
+  }
+  /** True while a text or reasoning message streams (between its START and END). */
+  isStreaming(messageId: string): boolean {
+    return this.openMessages.has(messageId);
+  }
+  /** True while a tool call's arguments stream (between TOOL_CALL_START and TOOL_CALL_END). */
+  isCallStreaming(toolCallId: string): boolean {
+    return this.openCalls.has(toolCallId);
+  }
+  /** The id of the assistant message holding a tool call. */
+  callOwnerOf(toolCallId: string): string | undefined {
+    return this.callOwner.get(toolCallId);
+  }
+  /** The tool message answering a call, once there is one. */
+  toolResult(toolCallId: string): ToolMessage | undefined {
+    const id = this.callResult.get(toolCallId);
+    const message = id === undefined ? undefined : this.message(id);
+    return message?.role === "tool" ? message : undefined;
+  }
+  /** The tool call itself (its `function.arguments` is the argument text streamed so far). */
+  toolCall(toolCallId: string): ToolCall | undefined {
+    const owner = this.callOwner.get(toolCallId);
+    return toolCallsOf(owner === undefined ? undefined : this.message(owner)).find((c) => c.id === toolCallId);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Listening
+  // -------------------------------------------------------------------------------------------
+
+  /** Calls `listener` after each kernel message that touched `topic`. Returns the unsubscriber. */
+  subscribe(topic: Topic, listener: () => void): () => void {
+    return addListener(this.topicListeners, topic, listener);
+  }
+  /** Calls `listener` after each kernel message that changed message `id` (its content, its
+   * streaming flag, or the result of one of its tool calls). */
+  subscribeMessage(id: string, listener: () => void): () => void {
+    return addListener(this.messageListeners, id, listener);
+  }
+  /** Calls `listener` with the whole change set after each kernel message that changed anything. */
+  onChange(listener: (change: Change) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Applying kernel messages
+  // -------------------------------------------------------------------------------------------
+
+  /** Applies one custom message from the kernel; a malformed one is logged and ignored. */
+  handle(raw: unknown): void {
+    const msg = parseKernelMessage(raw);
+    if (msg !== null) this.apply(msg);
+  }
+
+  /** Applies one kernel message that already passed `parseKernelMessage`. */
+  apply(msg: KernelMessage): void {
+    try {
+      switch (msg.kind) {
+        case "snapshot":
+          if (msg.viewId !== null && msg.viewId !== this.viewId) return;
+          this.applySnapshot(msg.messages, msg.state, msg.events);
+          break;
+        case "events":
+          if (!this._ready) return;
+          for (const event of msg.events) this.applyEvent(event);
+          this.touch("events");
+          break;
+        case "messages":
+          if (!this._ready) return;
+          this.applySplice(msg.start, msg.messages);
+          break;
+        case "state_patch":
+          if (!this._ready) return;
+          this.applyStatePatch(msg.patch);
+          break;
+        case "check":
+          if (!this._ready) return;
+          this.check(msg.count, msg.start, msg.tail);
+          break;
+        case "notice":
+          break; // not part of the conversation: the view shows it
+      }
+    } catch (error) {
+      // A bug here must not break the view; the next snapshot repairs the copy.
+      warn("failed to apply a kernel message:", error, preview(msg));
+      this.touch("resync");
+    }
+    this.flush();
+  }
+
+  private applySnapshot(messages: Message[], state: unknown, events: unknown[]): void {
+    const wasReady = this._ready;
+    const before = this._messages;
+    this._ready = true;
+    this._messages = messages.slice();
+    this._state = state;
+    this._events = events.filter((e): e is AguiEvent => checkEvent(e) === null).slice(-EVENT_LOG_LIMIT);
+    this.reindex();
+    this.rebuildCalls();
+    this.openMessages.clear();
+    this.openCalls.clear();
+    this._run = this.runFromLog();
+    for (const m of before) this.dirtyMessages.add(m.id);
+    for (const m of this._messages) this.dirtyMessages.add(m.id);
+    this.touch("list", "state", "run", "events");
+    if (!wasReady) this.touch("ready");
+  }
+
+  /** Streaming flags and run info from the snapshot's event log (a view connecting mid-run). */
+  private runFromLog(): RunInfo {
+    let run: RunInfo = { ...NO_RUN, steps: [] };
+    for (const e of this._events) {
+      // Events only occur inside runs: one before any RUN_STARTED means the tail begins mid-run.
+      if (!run.active && e.type !== "RUN_STARTED" && e.type !== "RUN_FINISHED" && e.type !== "RUN_ERROR") {
+        run = { ...run, active: true };
+      }
+      switch (e.type) {
+        case "RUN_STARTED":
+          run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [] };
+          this.openMessages.clear();
+          this.openCalls.clear();
+          break;
+        case "RUN_FINISHED":
+          run = { ...run, active: false, steps: [], outcome: e.outcome ?? undefined };
+          this.openMessages.clear();
+          this.openCalls.clear();
+          break;
+        case "RUN_ERROR":
+          run = { ...run, active: false, steps: [], error: e.message, errorCode: e.code ?? "" };
+          this.openMessages.clear();
+          this.openCalls.clear();
+          break;
+        case "TEXT_MESSAGE_START":
+        case "REASONING_MESSAGE_START":
+          this.openMessages.add(e.messageId);
+          run.sawOutput = true;
+          break;
+        case "TEXT_MESSAGE_CONTENT":
+        case "REASONING_MESSAGE_CONTENT":
+          this.openMessages.add(e.messageId); // its START may be older than the tail
+          run.sawOutput = true;
+          break;
+        case "TOOL_CALL_ARGS":
+          this.openCalls.add(e.toolCallId);
+          run.sawOutput = true;
+          break;
+        case "TEXT_MESSAGE_END":
+        case "REASONING_MESSAGE_END":
+          this.openMessages.delete(e.messageId);
+          break;
+        case "TOOL_CALL_START":
+          this.openCalls.add(e.toolCallId);
+          run.sawOutput = true;
+          break;
+        case "TOOL_CALL_END":
+          this.openCalls.delete(e.toolCallId);
+          break;
+        case "STEP_STARTED":
+          run = { ...run, steps: [...run.steps, e.stepName] };
+          break;
+        case "STEP_FINISHED":
+          run = { ...run, steps: withoutLast(run.steps, e.stepName) };
+          break;
+      }
+    }
+    for (const id of this.openMessages) if (!this.index.has(id)) this.openMessages.delete(id);
+    for (const id of this.openCalls) if (!this.callOwner.has(id)) this.openCalls.delete(id);
+    return run;
+  }
+
+  private applySplice(start: number, incoming: Message[]): void {
+    if (start > this._messages.length) {
+      warn(`a messages splice starts at ${start}, past the end of this copy (${this._messages.length}); asking for a snapshot`);
+      this.touch("resync");
+      return;
+    }
+    const old = this._messages;
+    const tail = incoming.map((m) => {
+      // An unchanged message keeps its object, so its row does not re-render.
+      const previous = this.message(m.id);
+      return previous !== undefined && sameJson(previous, m) ? previous : m;
+    });
+    const next = old.slice(0, start).concat(tail);
+    const kept = new Set(next);
+    for (let i = start; i < old.length; i++) if (!kept.has(old[i] as Message)) this.dirtyMessages.add((old[i] as Message).id);
+    for (const m of tail) if (this.message(m.id) !== m) this.dirtyMessages.add(m.id);
+    this.restructure(next);
+  }
+
+  /** Compares this copy with the kernel's description of its transcript (sent at the end of
+   * every run); asks for a snapshot when they differ. */
+  private check(count: number, start: number, tail: CheckEntry[]): void {
+    const problem = this.differsFrom(count, start, tail);
+    if (problem) {
+      warn(`this view's transcript differs from the kernel's (${problem}); asking for a snapshot`);
+      this.touch("resync");
+    }
+  }
+
+  private differsFrom(count: number, start: number, tail: CheckEntry[]): string | null {
+    if (this._messages.length !== count) return `${this._messages.length} messages here, ${count} there`;
+    for (let i = 0; i < tail.length; i++) {
+      const [id, role, length] = tail[i] as CheckEntry;
+      const m = this._messages[start + i];
+      if (!m) return `no message at ${start + i}`;
+      if (m.id !== id || m.role !== role) return `message ${start + i} is ${m.role} '${m.id}', not ${role} '${id}'`;
+      const content = (m as Loose).content;
+      const here = typeof content === "string" ? content.length : -1;
+      if (here !== length) return `message '${id}' has ${here} characters here, ${length} there`;
+    }
+    return null;
+  }
+
+  private applyStatePatch(patch: JsonPatch): void {
+    try {
+      this._state = applyJsonPatch(this._state, patch);
+      this.touch("state");
+    } catch (error) {
+      // The kernel applied this patch to its state; failing here means this copy diverged.
+      warn("a state_patch did not apply, asking for a snapshot:", error instanceof PatchError ? error.message : error);
+      this.touch("resync");
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // AG-UI events
+  // -------------------------------------------------------------------------------------------
+
+  private applyEvent(raw: unknown): void {
+    const problem = checkEvent(raw);
+    if (problem !== null) {
+      warn(`ignored a malformed event (${problem}):`, preview(raw));
+      return;
+    }
+    const event = raw as AguiEvent;
+    this._events.push(event);
+    if (this._events.length > EVENT_LOG_LIMIT * 1.5) this._events = this._events.slice(-EVENT_LOG_LIMIT);
+    if (!isKnownEventType(event.type)) return; // a newer kernel's event: kept for the inspector
+    switch (event.type) {
+      case "TEXT_MESSAGE_START":
+        return this.textStart(event);
+      case "TEXT_MESSAGE_CONTENT":
+        return this.appendContent(event.messageId, event.delta, event.metadata);
+      case "TEXT_MESSAGE_END":
+      case "REASONING_MESSAGE_END":
+        this.mergeMetadata(event.messageId, event.metadata);
+        return this.closeMessage(event.messageId);
+      case "REASONING_MESSAGE_START":
+        return this.reasoningStart(event);
+      case "REASONING_MESSAGE_CONTENT":
+        return this.appendContent(event.messageId, event.delta, event.metadata);
+      case "REASONING_ENCRYPTED_VALUE":
+        return this.encryptedValue(event);
+      case "TOOL_CALL_START":
+        return this.toolCallStart(event);
+      case "TOOL_CALL_ARGS":
+        return this.toolCallArgs(event);
+      case "TOOL_CALL_END":
+        return this.toolCallEnd(event);
+      case "TOOL_CALL_RESULT":
+        return this.toolCallResult(event);
+      case "STATE_SNAPSHOT":
+        this._state = event.snapshot;
+        return this.touch("state");
+      case "STATE_DELTA":
+        try {
+          this._state = applyJsonPatch(this._state, event.delta);
+          this.touch("state");
+        } catch (error) {
+          // Same rule as the AG-UI client: an unappliable delta warns and changes nothing.
+          warn("Failed to apply state patch:", error instanceof Error ? error.message : error);
+        }
+        return;
+      case "MESSAGES_SNAPSHOT":
+        return this.messagesSnapshot(event);
+      case "ACTIVITY_SNAPSHOT":
+        return this.activitySnapshot(event);
+      case "ACTIVITY_DELTA":
+        return this.activityDelta(event);
+      case "RUN_STARTED":
+        return this.runStarted(event);
+      case "RUN_FINISHED":
+        this.closeAll();
+        this.setRun({ active: false, steps: [], outcome: event.outcome ?? undefined });
+        return;
+      case "RUN_ERROR":
+        this.closeAll();
+        this.setRun({ active: false, steps: [], error: event.message, errorCode: event.code ?? "" });
+        return;
+      case "STEP_STARTED":
+        return this.setRun({ steps: [...this._run.steps, event.stepName] });
+      case "STEP_FINISHED":
+        return this.setRun({ steps: withoutLast(this._run.steps, event.stepName) });
+      case "TEXT_MESSAGE_CHUNK":
+      case "TOOL_CALL_CHUNK":
+      case "REASONING_MESSAGE_CHUNK":
+        if (!this.warnedChunks) {
+          this.warnedChunks = true;
+          warn(`${event.type} reached the view; the kernel sends events after chunk expansion, so chunks are ignored`);
+        }
+        return;
+      case "REASONING_START":
+      case "REASONING_END":
+      case "CUSTOM":
+      case "RAW":
+      case "SUBAGENT_STARTED":
+      case "SUBAGENT_FINISHED":
+      case "SUBAGENT_ERROR":
+        return; // nothing to display yet; the event log has them
+    }
+  }
+
+  private textStart(e: EventOf<"TEXT_MESSAGE_START">): void {
+    const existing = this.message(e.messageId);
+    if (existing?.role === "activity") {
+      warn(`TEXT_MESSAGE_START: '${e.messageId}' is an activity message; ignored`);
+      return;
+    }
+    if (!existing) {
+      const created: Loose = { id: e.messageId, role: e.role ?? "assistant", content: "" };
+      if (e.name != null) created.name = e.name;
+      if (e.subagentRunId != null) created.subagentRunId = e.subagentRunId;
+      this.push(withMetadata(created, e.metadata) as Message);
+    } else {
+      this.mergeMetadata(e.messageId, e.metadata);
+    }
+    this.open(e.messageId);
+  }
+
+  /** Folds an event's metadata into the message it builds: key by key, last write wins. */
+  private mergeMetadata(id: string, metadata: unknown): void {
+    if (!isRecord(metadata)) return;
+    const message = this.message(id);
+    if (message && message.role !== "activity") this.replace(withMetadata({ ...message }, metadata) as Message);
+  }
+
+  private reasoningStart(e: EventOf<"REASONING_MESSAGE_START">): void {
+    const existing = this.message(e.messageId);
+    if (existing?.role === "activity") {
+      warn(`REASONING_MESSAGE_START: '${e.messageId}' is an activity message; ignored`);
+      return;
+    }
+    if (!existing) {
+      const created: Loose = { id: e.messageId, role: "reasoning", content: "" };
+      if (e.subagentRunId != null) created.subagentRunId = e.subagentRunId;
+      this.push(withMetadata(created, e.metadata) as Message);
+    } else {
+      this.mergeMetadata(e.messageId, e.metadata);
+    }
+    this.open(e.messageId);
+  }
+
+  private appendContent(id: string, delta: string, metadata?: unknown): void {
+    const existing = this.message(id);
+    if (!existing) {
+      // The kernel drops these too (its reducer is the truth, and this mirror follows it).
+      warn(`content for an unknown message '${id}'; ignored`);
+      return;
+    }
+    if (existing.role === "activity") {
+      warn(`content for '${id}', which is an activity message; ignored`);
+      return;
+    }
+    this.replace(withMetadata({ ...existing, content: textOf(existing.content) + delta }, metadata) as Message);
+    this.open(id);
+  }
+
+  private closeMessage(id: string): void {
+    if (this.openMessages.delete(id)) this.dirtyMessages.add(id);
+  }
+
+  private open(id: string): void {
+    if (!this.openMessages.has(id)) {
+      this.openMessages.add(id);
+      this.dirtyMessages.add(id);
+    }
+    this.sawOutput();
+  }
+
+  private sawOutput(): void {
+    if (this._run.active && !this._run.sawOutput) this.setRun({ sawOutput: true });
+  }
+
+  private encryptedValue(e: EventOf<"REASONING_ENCRYPTED_VALUE">): void {
+    if (e.subtype === "tool-call") {
+      this.updateCall(e.entityId, (call) => ({ ...call, encryptedValue: e.encryptedValue }));
+      return;
+    }
+    const message = this.message(e.entityId);
+    if (message && message.role !== "activity") {
+      this.replace({ ...message, encryptedValue: e.encryptedValue } as Message);
+    }
+  }
+
+  private toolCallStart(e: EventOf<"TOOL_CALL_START">): void {
+    const ownerId = this.callOwner.get(e.toolCallId);
+    if (ownerId !== undefined) {
+      // A replayed start: keep the call (and the arguments it has), update the name.
+      this.updateCall(e.toolCallId, (call) =>
+        call.function.name === e.toolCallName && !isRecord(e.metadata)
+          ? call
+          : (withMetadata({ ...call, function: { ...call.function, name: e.toolCallName } }, e.metadata) as ToolCall),
+      );
+    } else {
+      const call = withMetadata(
+        { id: e.toolCallId, type: "function", function: { name: e.toolCallName, arguments: "" } },
+        e.metadata,
+      ) as ToolCall;
+      const parentId = e.parentMessageId ?? undefined;
+      const parent = parentId === undefined ? undefined : this.message(parentId);
+      if (parent?.role === "assistant") {
+        this.replace({ ...parent, toolCalls: [...toolCallsOf(parent), call] } as AssistantMessage);
+        this.callOwner.set(e.toolCallId, parent.id);
+      } else {
+        const id = parentId !== undefined && !parent ? parentId : e.toolCallId;
+        const reuse = this.message(id);
+        if (reuse?.role === "assistant") {
+          this.replace({ ...reuse, toolCalls: [...toolCallsOf(reuse), call] } as AssistantMessage);
+        } else {
+          const created: Loose = { id, role: "assistant", toolCalls: [call] };
+          if (e.subagentRunId != null) created.subagentRunId = e.subagentRunId;
+          this.push(created as Message);
+        }
+        this.callOwner.set(e.toolCallId, id);
+      }
+    }
+    this.openCalls.add(e.toolCallId);
+    this.sawOutput();
+  }
+
+  private toolCallArgs(e: EventOf<"TOOL_CALL_ARGS">): void {
+    const found = this.updateCall(
+      e.toolCallId,
+      (call) =>
+        withMetadata(
+          { ...call, function: { ...call.function, arguments: (call.function.arguments ?? "") + e.delta } },
+          e.metadata,
+        ) as ToolCall,
+    );
+    if (!found) warn(`TOOL_CALL_ARGS for an unknown tool call '${e.toolCallId}'; ignored`);
+  }
+
+  private toolCallEnd(e: EventOf<"TOOL_CALL_END">): void {
+    if (isRecord(e.metadata)) this.updateCall(e.toolCallId, (call) => withMetadata({ ...call }, e.metadata) as ToolCall);
+    if (this.openCalls.delete(e.toolCallId)) {
+      const owner = this.callOwner.get(e.toolCallId);
+      if (owner !== undefined) this.dirtyMessages.add(owner);
+    }
+  }
+
+  private toolCallResult(e: EventOf<"TOOL_CALL_RESULT">): void {
+    const result: Loose = { id: e.messageId, role: e.role ?? "tool", toolCallId: e.toolCallId, content: e.content };
+    if (e.subagentRunId != null) result.subagentRunId = e.subagentRunId;
+    withMetadata(result, e.metadata);
+    const existing = this.message(e.messageId);
+    if (existing) {
+      this.replace(result as Message);
+    } else {
+      const ownerId = this.callOwner.get(e.toolCallId);
+      const ownerIndex = ownerId === undefined ? -1 : (this.index.get(ownerId) ?? -1);
+      if (ownerIndex === -1) {
+        this.push(result as Message);
+      } else {
+        let at = ownerIndex + 1;
+        while (at < this._messages.length && this._messages[at]?.role === "tool") at++;
+        this.insert(at, result as Message);
+      }
+    }
+    this.callResult.set(e.toolCallId, e.messageId);
+    this.openCalls.delete(e.toolCallId);
+    const owner = this.callOwner.get(e.toolCallId);
+    if (owner !== undefined) this.dirtyMessages.add(owner);
+  }
+
+  private messagesSnapshot(e: EventOf<"MESSAGES_SNAPSHOT">): void {
+    const incoming = e.messages;
+    const byId = new Map(incoming.map((m) => [m.id, m]));
+    const hasActivity = incoming.some((m) => m.role === "activity");
+    const hasReasoning = incoming.some((m) => m.role === "reasoning");
+    // Activity and reasoning messages are often client-side only: a snapshot that carries none
+    // of a kind says nothing about that kind, so ours stay (the AG-UI client's rule, and the
+    // kernel's reducer's).
+    const keepLocal = (m: Message) => (m.role === "activity" && !hasActivity) || (m.role === "reasoning" && !hasReasoning);
+    const next: Message[] = [];
+    const seen = new Set<string>();
+    for (const m of this._messages) {
+      const replacement = byId.get(m.id);
+      if (replacement !== undefined) {
+        next.push(sameJson(m, replacement) ? m : replacement);
+        seen.add(m.id);
+      } else if (keepLocal(m)) {
+        next.push(m);
+      }
+    }
+    for (const m of incoming) if (!seen.has(m.id)) next.push(m);
+    this.replaceAll(next);
+  }
+
+  private activitySnapshot(e: EventOf<"ACTIVITY_SNAPSHOT">): void {
+    const existing = this.message(e.messageId);
+    const replace = e.replace ?? true;
+    const fresh: Loose = { id: e.messageId, role: "activity", activityType: e.activityType, content: e.content };
+    if (e.subagentRunId != null) fresh.subagentRunId = e.subagentRunId;
+    if (!existing) {
+      this.push(withMetadata(fresh, e.metadata) as Message);
+    } else if (existing.role === "activity") {
+      // A replace re-mints content, type and attribution, not the metadata gathered so far.
+      const metadata = (existing as Loose).metadata;
+      const next: Loose = replace ? fresh : { ...existing };
+      if (replace && metadata !== undefined) next.metadata = metadata;
+      if (replace || isRecord(e.metadata)) this.replace(withMetadata(next, e.metadata) as Message);
+    } else if (replace) {
+      this.replace(withMetadata(fresh, e.metadata) as Message);
+    }
+    this.sawOutput();
+  }
+
+  private activityDelta(e: EventOf<"ACTIVITY_DELTA">): void {
+    const existing = this.message(e.messageId);
+    if (!existing) return;
+    if (existing.role !== "activity") {
+      warn(`ACTIVITY_DELTA: '${e.messageId}' is not an activity message; ignored`);
+      return;
+    }
+    let next: Loose = withMetadata({ ...existing }, e.metadata);
+    try {
+      next = { ...next, content: applyJsonPatch(existing.content ?? {}, e.patch), activityType: e.activityType };
+    } catch (error) {
+      warn(`Failed to apply activity patch for '${e.messageId}':`, error instanceof Error ? error.message : error);
+    }
+    this.replace(next as Message);
+  }
+
+  private runStarted(e: EventOf<"RUN_STARTED">): void {
+    this.closeAll();
+    this._run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [] };
+    this.touch("run");
+    const inputMessages = (e.input as Loose | undefined)?.messages;
+    if (Array.isArray(inputMessages)) {
+      for (const m of inputMessages) {
+        if (m && typeof m === "object" && typeof (m as Loose).id === "string" && !this.index.has((m as Loose).id as string)) {
+          this.push(m as Message);
+        }
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Bookkeeping
+  // -------------------------------------------------------------------------------------------
+
+  private setRun(patch: Partial<RunInfo>): void {
+    this._run = { ...this._run, ...patch };
+    this.touch("run");
+  }
+
+  /** Ends every open message and tool call (the run ended). */
+  private closeAll(): void {
+    for (const id of this.openMessages) this.dirtyMessages.add(id);
+    for (const id of this.openCalls) {
+      const owner = this.callOwner.get(id);
+      if (owner !== undefined) this.dirtyMessages.add(owner);
+    }
+    this.openMessages.clear();
+    this.openCalls.clear();
+  }
+
+  private push(message: Message): void {
+    this.insert(this._messages.length, message);
+  }
+
+  private insert(at: number, message: Message): void {
+    const next = this._messages.slice();
+    next.splice(at, 0, message);
+    this._messages = next;
+    if (at === next.length - 1) this.index.set(message.id, at);
+    else this.reindex();
+    this.indexCalls(message);
+    this.dirtyMessages.add(message.id);
+    this.touch("list");
+  }
+
+  /** Puts a new version of a message in its slot (same id). */
+  private replace(message: Message): void {
+    const i = this.index.get(message.id);
+    if (i === undefined) return this.push(message);
+    this._messages[i] = message;
+    this.indexCalls(message);
+    this.dirtyMessages.add(message.id);
+  }
+
+  private replaceAll(next: Message[]): void {
+    const before = new Map(this._messages.map((m) => [m.id, m]));
+    for (const m of next) if (before.get(m.id) !== m) this.dirtyMessages.add(m.id);
+    this.restructure(next);
+  }
+
+  /**
+   * After membership or order changed: rebuilds the lookups, drops flags of messages that are
+   * gone, and marks the messages whose tool calls gained, lost or changed a result (their cards
+   * show it).
+   */
+  private restructure(next: Message[]): void {
+    const resultsBefore = this.resultObjects();
+    const ownersBefore = new Map(this.callOwner);
+    this._messages = next;
+    this.reindex();
+    this.rebuildCalls();
+    const resultsAfter = this.resultObjects();
+    const mark = (callId: string) => {
+      for (const owner of [this.callOwner.get(callId), ownersBefore.get(callId)]) {
+        if (owner !== undefined && this.index.has(owner)) this.dirtyMessages.add(owner);
+      }
+    };
+    for (const [callId, result] of resultsAfter) if (resultsBefore.get(callId) !== result) mark(callId);
+    for (const callId of resultsBefore.keys()) if (!resultsAfter.has(callId)) mark(callId);
+    for (const id of this.openMessages) if (!this.index.has(id)) this.openMessages.delete(id);
+    for (const id of this.openCalls) if (!this.callOwner.has(id)) this.openCalls.delete(id);
+    this.touch("list");
+  }
+
+  /** tool call id -> the result message object (to see which results a restructure changed) */
+  private resultObjects(): Map<string, Message | undefined> {
+    const out = new Map<string, Message | undefined>();
+    for (const [callId, id] of this.callResult) out.set(callId, this.message(id));
+    return out;
+  }
+
+  /** Replaces one tool call through `update`; false when the call is unknown. */
+  private updateCall(toolCallId: string, update: (call: ToolCall) => ToolCall): boolean {
+    const ownerId = this.callOwner.get(toolCallId);
+    const owner = ownerId === undefined ? undefined : this.message(ownerId);
+    if (!owner || owner.role !== "assistant") return false;
+    const calls = toolCallsOf(owner);
+    const at = calls.findIndex((c) => c.id === toolCallId);
+    if (at === -1) return false;
+    const current = calls[at] as ToolCall;
+    const updated = update(current);
+    if (updated === current) return true;
+    const nextCalls = calls.slice();
+    nextCalls[at] = updated;
+    this.replace({ ...owner, toolCalls: nextCalls });
+    return true;
+  }
+
+  private reindex(): void {
+    this.index.clear();
+    this._messages.forEach((m, i) => {
+      // Like the kernel's reducer: with duplicate ids the first one wins.
+      if (this.index.has(m.id)) warn(`two messages share the id '${m.id}'; the first one wins lookups`);
+      else this.index.set(m.id, i);
+    });
+  }
+
+  private indexCalls(message: Message): void {
+    if (message.role === "assistant") {
+      for (const call of toolCallsOf(message)) this.callOwner.set(call.id, message.id);
+    } else if (message.role === "tool" && typeof message.toolCallId === "string") {
+      this.callResult.set(message.toolCallId, message.id);
+    }
+  }
+
+  private rebuildCalls(): void {
+    this.callOwner.clear();
+    this.callResult.clear();
+    this._messages.forEach((m, i) => {
+      if (this.index.get(m.id) !== i) return; // a duplicate id: not indexed
+      if (m.role === "assistant") {
+        for (const call of toolCallsOf(m)) if (!this.callOwner.has(call.id)) this.callOwner.set(call.id, m.id);
+      } else if (m.role === "tool" && typeof m.toolCallId === "string") {
+        this.callResult.set(m.toolCallId, m.id);
+      }
+    });
+  }
+
+  private touch(...topics: Topic[]): void {
+    for (const t of topics) this.dirtyTopics.add(t);
+  }
+
+  /** Tells listeners what the last kernel message changed. */
+  private flush(): void {
+    if (this.dirtyTopics.size === 0 && this.dirtyMessages.size === 0) return;
+    const change: Change = { topics: this.dirtyTopics, messages: this.dirtyMessages };
+    this.dirtyTopics = new Set();
+    this.dirtyMessages = new Set();
+    for (const topic of change.topics) callAll(this.topicListeners.get(topic));
+    for (const id of change.messages) callAll(this.messageListeners.get(id));
+    for (const listener of [...this.changeListeners]) safeCall(() => listener(change));
+  }
+}
+
+function isRecord(value: unknown): value is Loose {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Sets `target.metadata` to its metadata merged with `metadata` (a new object; the old one is
+ * never mutated). Returns `target`, which must be a fresh object owned by the caller. */
+function withMetadata<T extends Loose>(target: T, metadata: unknown): T {
+  if (isRecord(metadata)) {
+    const current = target.metadata;
+    (target as Loose).metadata = isRecord(current) ? { ...current, ...metadata } : { ...metadata };
+  }
+  return target;
+}
+
+function withoutLast(steps: readonly string[], name: string): string[] {
+  const at = steps.lastIndexOf(name);
+  return at === -1 ? [...steps] : [...steps.slice(0, at), ...steps.slice(at + 1)];
+}
+
+function addListener<K>(map: Map<K, Set<() => void>>, key: K, listener: () => void): () => void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(listener);
+  return () => {
+    const current = map.get(key);
+    if (!current) return;
+    current.delete(listener);
+    if (current.size === 0) map.delete(key);
+  };
+}
+
+function callAll(listeners: Set<() => void> | undefined): void {
+  if (!listeners) return;
+  for (const listener of [...listeners]) safeCall(listener);
+}
+
+function safeCall(fn: () => void): void {
+  try {
+    fn();
+  } catch (error) {
+    warn("a listener failed:", error);
+  }
+}

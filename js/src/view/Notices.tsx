@@ -1,0 +1,21 @@
+/** `notice` messages from the kernel (a refused request, say); info notices fade by themselves. */
+import { useView } from "./context";
+import { useNotices } from "./hooks";
+
+export function Notices() {
+  const { conn } = useView();
+  const notices = useNotices();
+  if (notices.length === 0) return null;
+  return (
+    <div class="agui-notices">
+      {notices.map((n) => (
+        <div key={n.id} class={`agui-notice agui-notice-${n.level}`} role={n.level === "info" ? "status" : "alert"}>
+          <span class="agui-notice-text">{n.text}</span>
+          <button type="button" class="agui-btn agui-btn-quiet" aria-label="Dismiss notice" onClick={() => conn.notices.dismiss(n.id)}>
+            ×
+          </button>
+        </div>
+      ))}
+    </div>
+  );
+}

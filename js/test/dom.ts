@@ -1,0 +1,81 @@
+/** A browser-like global environment (happy-dom) for the view tests, and a fake anywidget model. */
+import { Window } from "happy-dom";
+import type { AnyModel, ModelCallback } from "../src/anywidget";
+
+const window = new Window({ url: "http://localhost/" });
+const g = globalThis as Record<string, unknown>;
+for (const name of [
+  "document",
+  "navigator",
+  "Node",
+  "Element",
+  "HTMLElement",
+  "HTMLTextAreaElement",
+  "HTMLInputElement",
+  "Event",
+  "KeyboardEvent",
+  "InputEvent",
+  "MouseEvent",
+  "MutationObserver",
+  "ResizeObserver",
+  "requestAnimationFrame",
+  "cancelAnimationFrame",
+]) {
+  if (!(name in g) || name === "navigator") {
+    try {
+      g[name] = (window as unknown as Record<string, unknown>)[name];
+    } catch {
+      Object.defineProperty(globalThis, name, { value: (window as unknown as Record<string, unknown>)[name], configurable: true });
+    }
+  }
+}
+g.window = window;
+
+export const doc = window.document as unknown as Document;
+
+/** Lets Preact render and run its effects. */
+export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class FakeModel implements AnyModel {
+  sent: Array<Record<string, unknown>> = [];
+  private listeners = new Map<string, Set<ModelCallback>>();
+
+  constructor(public traits: Record<string, unknown> = {}) {
+    this.traits = { status: "idle", thread_id: "t1", run_id: "", pending: [], queued: [], frontend_tools: [], error: "", ...traits };
+  }
+
+  get(name: string): unknown {
+    return this.traits[name];
+  }
+  on(event: string, callback: ModelCallback): void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    set.add(callback);
+  }
+  off(event?: string | null, callback?: ModelCallback | null): void {
+    if (!event) return this.listeners.clear();
+    if (!callback) return void this.listeners.delete(event);
+    this.listeners.get(event)?.delete(callback);
+  }
+  send(content: unknown): void {
+    this.sent.push(JSON.parse(JSON.stringify(content)));
+  }
+
+  /** The kernel changes a synced trait. */
+  set(name: string, value: unknown): void {
+    this.traits[name] = value;
+    for (const cb of [...(this.listeners.get(`change:${name}`) ?? [])]) cb();
+  }
+  /** The kernel sends a custom message. */
+  kernel(content: unknown): void {
+    for (const cb of [...(this.listeners.get("msg:custom") ?? [])]) cb(content, []);
+  }
+  listenerCount(): number {
+    let n = 0;
+    for (const set of this.listeners.values()) n += set.size;
+    return n;
+  }
+  sentOf(kind: string): Array<Record<string, unknown>> {
+    return this.sent.filter((m) => m.kind === kind);
+  }
+}

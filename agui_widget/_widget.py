@@ -8,6 +8,7 @@ patches afterwards (docs/wire.md), never as whole values per token.
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import pathlib
 from collections.abc import Iterable, Mapping, Sequence
@@ -83,10 +84,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         if isinstance(runnable, DemoAgent):
             given = {tool.name for tool in frontend}
             frontend = [t for t in runnable.frontend_tools if t.name not in given] + frontend
-        self._syncing = False
+        self._syncing = True  # the initial values come from the session: nothing to echo back
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._window = batch_window
-        super().__init__(**kwargs)
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
         self._session = Session(
             runnable,
@@ -97,11 +97,16 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             context=[c if isinstance(c, Context) else Context(**c) for c in context],
             listener=self,
         )
-        with self._sync():
-            self.thread_id = self._session.thread_id
-            self.frontend_tools = [tool.spec() for tool in frontend]
-            self.messages = list(self._session.messages)
-            self.state = self._session.state
+        self._state_source: Any = self._session.state
+        # Trait values given here are in the comm's first message, not in updates right after it.
+        super().__init__(
+            thread_id=self._session.thread_id,
+            frontend_tools=[tool.spec() for tool in frontend],
+            messages=list(self._session.messages),
+            state=copy.deepcopy(self._session.state),
+            **kwargs,
+        )
+        self._syncing = False
         self.on_msg(self._on_view_message)
 
     def _send_custom(self, message: dict[str, Any]) -> None:
@@ -200,6 +205,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def _state_assigned(self, change: Any) -> None:
         if not self._syncing:
             self._session.set_state(change["new"])
+            self._state_source = self._session.state  # the trait already holds this value
 
     def _sync(self) -> _Syncing:
         return _Syncing(self)
@@ -208,7 +214,11 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._refresh_handle = None
         with self._sync():
             self.messages = list(self._session.messages)
-            self.state = self._session.state
+            if self._session.state is not self._state_source:
+                # A copy: a cell that changes chat.state in place must not change, unseen, the
+                # state the views and the agent share (assign or update_state to share it).
+                self._state_source = self._session.state
+                self.state = copy.deepcopy(self._session.state)
 
     def _schedule_refresh(self) -> None:
         if self._refresh_handle is not None:
@@ -222,7 +232,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     def session_events(self, events: Sequence[BaseEvent]) -> None:
         for event in events:
-            self._transport.event(event.model_dump(mode="json", by_alias=True, exclude_none=True))
+            self._transport.event(_wire.event_to_wire(event))
         self._schedule_refresh()
 
     def session_messages(self, start: int) -> None:
@@ -268,7 +278,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         session = self._session
         if isinstance(request, _wire.Hello):
             self._transport.flush()
-            tail = [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in list(session.events)[-SNAPSHOT_EVENT_TAIL:]]
+            tail = [_wire.event_to_wire(e) for e in list(session.events)[-SNAPSHOT_EVENT_TAIL:]]
             self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
         elif isinstance(request, _wire.Send):
             session.send(request.text)

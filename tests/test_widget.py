@@ -119,6 +119,23 @@ def test_assigning_state_sends_only_the_difference():
     assert seen and seen[-1]["key7"] == "changed"
 
 
+def test_an_in_place_change_is_not_lost_by_the_next_assignment():
+    chat = Captured(state={"a": 1})
+    chat.state["b"] = 2  # in place: not noticed yet
+    assert chat.of_kind("state_patch") == []
+    chat.update_state(c=3)
+    patch = chat.of_kind("state_patch")[-1]["patch"]
+    assert sorted(op["path"] for op in patch) == ["/b", "/c"]
+    assert chat._session.state == {"a": 1, "b": 2, "c": 3}
+
+
+def test_the_caller_keeps_its_own_object():
+    mine = {"a": 1}
+    chat = Captured(state=mine)
+    mine["a"] = 99
+    assert chat.state == {"a": 1} and chat._session.state == {"a": 1}
+
+
 def test_update_state_merges_top_level_keys():
     chat = Captured(state={"a": 1})
     chat.update_state(b=2)

@@ -182,8 +182,8 @@ class Session:
         self.agent = agent
         self.tools = list(tools)
         self.thread_id = thread_id or new_id("thread")
-        self.state: Any = {} if state is None else state
-        self.messages: list[dict[str, Any]] = [dict(m) for m in messages]
+        self._state: Any = {} if state is None else copy.deepcopy(state)
+        self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self.context = list(context)
         self.listener = listener or SessionListener()
         self.events: deque[BaseEvent] = deque(maxlen=max_events)
@@ -195,6 +195,30 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self._waiting = _Waiting()
         self._consumer: EventConsumer | None = None
+        self._clear_when_stopped = False
+
+    # While a run streams, its consumer holds the live transcript and state; reading them from it
+    # (rather than copying them out per event) keeps the per-token path short.
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        return self._consumer.messages if self._consumer is not None else self._messages
+
+    @messages.setter
+    def messages(self, messages: list[dict[str, Any]]) -> None:
+        if self._consumer is not None:
+            raise RuntimeError("the transcript cannot change while a run streams")
+        self._messages = messages
+
+    @property
+    def state(self) -> Any:
+        return self._consumer.state if self._consumer is not None else self._state
+
+    @state.setter
+    def state(self, state: Any) -> None:
+        self._state = state
+        if self._consumer is not None:
+            self._consumer.state = state
 
     # -- what the user does -------------------------------------------------------------------
 
@@ -251,9 +275,12 @@ class Session:
         return [p for p in self._waiting.items.values() if not p.answered]
 
     def set_state(self, state: Any) -> None:
-        """Replace the state (from Python or a view); views get only the difference."""
-        if state is self.state:
-            return
+        """Replace the state (from Python or a view); views get only the difference.
+
+        The session keeps its own copy, so later in-place changes to ``state`` by the caller do
+        not make the views and the agent silently disagree with the kernel.
+        """
+        state = copy.deepcopy(state)
         patch = jsonpatch.make_patch(self.state, state).patch if _patchable(self.state, state) else [
             {"op": "replace", "path": "", "value": state}
         ]
@@ -279,7 +306,11 @@ class Session:
     def clear(self) -> None:
         """Forget the conversation (stops an active run first); the state stays."""
         self.queue.clear()
-        self.stop()
+        if self.active is not None:
+            self._clear_when_stopped = True
+            self.stop()
+            return
+        self._clear_when_stopped = False
         self.messages = []
         self.error = ""
         self.listener.session_messages(0)
@@ -345,6 +376,8 @@ class Session:
         self.error = run.error or ""
         run._finish(final)
         self._changed_status()
+        if self._clear_when_stopped:
+            self.clear()
         try:
             self._start_next()
         except RuntimeError:  # the loop is closing
@@ -372,7 +405,7 @@ class Session:
         self.run_id = run_input.run_id
         self.status = "running"
         self._changed_status()
-        consumer = EventConsumer(self.messages, self.state, on_warning=self._warn)
+        consumer = EventConsumer(self._messages, self._state, on_warning=self._warn)
         consumer.reset_changes()
         self._consumer = consumer
         start_index = len(self.messages)
@@ -392,18 +425,21 @@ class Session:
             self._close_as_stopped(run, consumer, run_input)
             self._close_stream(stream)
             self._end_run(consumer, start_index)
+            self._answer_dangling_tool_calls(consumer)
             return "cancelled"
         except ProtocolError as exc:
             self._deliver(run, exc.delivered)
             self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error")
             self._close_stream(stream)
             self._end_run(consumer, start_index)
+            self._answer_dangling_tool_calls(consumer)
             return "error"
         except Exception as exc:
             message, code = describe_exception(exc)
             self._close_with_error(run, consumer, message, code)
             self._close_stream(stream)
             self._end_run(consumer, start_index)
+            self._answer_dangling_tool_calls(consumer)
             return "error"
         self._close_stream(stream, finished=True)
         self._end_run(consumer, start_index)
@@ -416,9 +452,6 @@ class Session:
     def _deliver(self, run: Run, events: list[BaseEvent]) -> None:
         if not events:
             return
-        assert self._consumer is not None
-        self.messages = self._consumer.messages
-        self.state = self._consumer.state
         run.events.extend(events)
         self.events.extend(events)
         self.listener.session_events(events)
@@ -439,7 +472,6 @@ class Session:
             )
         )
         self._consume_closing(run, consumer, closing)
-        self._answer_dangling_tool_calls(consumer)
 
     def _close_with_error(self, run: Run, consumer: EventConsumer, message: str, code: str) -> None:
         closing: list[BaseEvent] = []
@@ -450,7 +482,6 @@ class Session:
         closing.append(RunErrorEvent(message=message, code=code))
         self._consume_closing(run, consumer, closing)
         run.error = message
-        self._answer_dangling_tool_calls(consumer)
 
     def _consume_closing(self, run: Run, consumer: EventConsumer, closing: list[BaseEvent]) -> None:
         for event in closing:
@@ -466,7 +497,6 @@ class Session:
         """A stopped or failed run leaves no tool call without a result in the history."""
         dangling = consumer.pending_tool_call_ids()
         if dangling:
-            self.messages = consumer.messages
             self._append_messages(
                 [
                     {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
@@ -491,8 +521,9 @@ class Session:
         asyncio.get_running_loop().create_task(close())
 
     def _end_run(self, consumer: EventConsumer, start_index: int) -> None:
-        self.messages = consumer.messages
-        self.state = consumer.state
+        self._consumer = None
+        self._messages = consumer.messages
+        self._state = consumer.state
         changed = consumer.changed_from
         start = min(start_index, changed) if changed is not None else start_index
         self.listener.session_run_ended(start)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Annotated, Any, Literal, Union
 
+from ag_ui.core import BaseEvent, EventType
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
@@ -93,6 +94,23 @@ def parse_request(raw: Any) -> Request | None:
 
 
 # Kernel -> view. Built as dicts: these sit on the streaming path.
+
+_DELTA_EVENTS = {
+    EventType.TEXT_MESSAGE_CONTENT: ("TEXT_MESSAGE_CONTENT", "messageId", "message_id"),
+    EventType.TOOL_CALL_ARGS: ("TOOL_CALL_ARGS", "toolCallId", "tool_call_id"),
+    EventType.REASONING_MESSAGE_CONTENT: ("REASONING_MESSAGE_CONTENT", "messageId", "message_id"),
+}
+_PLAIN_DELTA_FIELDS = {"type", "delta", "message_id", "tool_call_id"}
+
+
+def event_to_wire(event: BaseEvent) -> dict[str, Any]:
+    """An event as camelCase JSON. Plain deltas (most of a stream) skip the generic serializer."""
+    hot = _DELTA_EVENTS.get(event.type)
+    if hot is not None and not event.model_extra and event.model_fields_set <= _PLAIN_DELTA_FIELDS:
+        name, key, attribute = hot
+        return {"type": name, key: getattr(event, attribute), "delta": event.delta}  # type: ignore[attr-defined]
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
 
 
 def snapshot_message(view_id: str | None, messages: list[dict], state: Any, events: list[dict]) -> dict[str, Any]:

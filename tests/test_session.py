@@ -309,3 +309,13 @@ async def test_stop_right_after_send_before_the_task_starts():
     await run
     assert run.status == "cancelled" and session.status == "idle" and session.active is None
     assert (await session.send("help")).status == "finished"
+
+
+async def test_clear_during_a_run_stops_it_and_then_clears():
+    session = Session(Slow(tokens=1000, pause=0.005))
+    run = session.send("long")
+    await until(lambda: len(run.events) > 5)
+    session.clear()
+    await run
+    assert run.status == "cancelled"
+    assert session.messages == [] and session.status == "idle"

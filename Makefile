@@ -9,9 +9,10 @@ PORT   ?= 8888
 
 .PHONY: setup demo test test-python test-js browser-deps bench clean
 
-setup: $(VENV)/.installed js/node_modules/.installed
+setup: js/node_modules/.installed $(VENV)/.installed
 
-$(VENV)/.installed: pyproject.toml hatch_build.py js/package.json js/package-lock.json
+# The editable install runs the front-end build (hatch_build.py), so node_modules comes first.
+$(VENV)/.installed: pyproject.toml hatch_build.py js/node_modules/.installed
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"

@@ -56,16 +56,13 @@ def as_agent(obj: Any) -> Agent:
         return DemoAgent()
     module = type(obj).__module__ or ""
     if module.startswith("langroid"):
-        raise TypeError(
-            "Langroid agents are not supported yet by this version of agui-widget.\n"
-            "Meanwhile, wrap your agent in a function: AgentChat(lambda messages: agent.llm_response(...).content).\n\n"
-            + ACCEPTED
-        )
+        from ._langroid import langroid_agent  # imports langroid: only when one is given
+
+        return langroid_agent(obj)
     if module.startswith(("langchain", "langgraph")):
-        raise TypeError(
-            "LangChain objects are not supported yet by this version of agui-widget; ag-ui-langgraph's "
-            "LangGraphAgent(graph=...) works today.\n\n" + ACCEPTED
-        )
+        from ._langchain import langchain_agent  # imports langchain: only when one is given
+
+        return langchain_agent(obj)
     if isinstance(obj, str):
         raise TypeError(f"AgentChat({obj!r}): remote AG-UI endpoints are not supported yet.\n\n" + ACCEPTED)
     if isinstance(obj, type):

@@ -34,7 +34,7 @@ demo: setup
 
 test: setup browser-deps
 	cd js && npm run build && npm run typecheck && npm test
-	$(PY) -m pytest -q -p no:cacheprovider
+	$(PY) -m pytest -q
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py

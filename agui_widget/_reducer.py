@@ -233,36 +233,25 @@ class EventReducer:
     # -- text and reasoning messages ---------------------------------------------------------
 
     def _text_start(self, event: Any) -> None:
-        message_id = event.message_id
-        message = self._by_id.get(message_id)
-        if message is not None and message.get("role") == "activity":
-            self._warn(
-                f"TEXT_MESSAGE_START: message '{message_id}' is an activity message; message ids must be "
-                "unique across activity and text messages. The text is dropped."
-            )
-            return
-        if message is None:
-            message = {"id": message_id, "role": event.role or "assistant", "content": ""}
-            if event.name is not None:
-                message["name"] = event.name
-            if event.subagent_run_id is not None:
-                message["subagentRunId"] = event.subagent_run_id
-            self._append_message(message)
-            self._merge_metadata(message, event)
-        elif self._merge_metadata(message, event):
-            self._touch_id(message_id)
+        self._start_message(event, event.role or "assistant", "text", name=event.name)
 
     def _reasoning_start(self, event: Any) -> None:
+        self._start_message(event, "reasoning", "reasoning")
+
+    def _start_message(self, event: Any, role: str, kind: str, name: str | None = None) -> None:
+        """Open a text or reasoning message, or merge into the one with that id (a reopen)."""
         message_id = event.message_id
         message = self._by_id.get(message_id)
         if message is not None and message.get("role") == "activity":
             self._warn(
-                f"REASONING_MESSAGE_START: message '{message_id}' is an activity message; message ids must "
-                "be unique across activity and reasoning messages. The reasoning is dropped."
+                f"{event.type.value}: message '{message_id}' is an activity message; message ids must be "
+                f"unique across activity and {kind} messages. The {kind} is dropped."
             )
             return
         if message is None:
-            message = {"id": message_id, "role": "reasoning", "content": ""}
+            message = {"id": message_id, "role": role, "content": ""}
+            if name is not None:
+                message["name"] = name
             if event.subagent_run_id is not None:
                 message["subagentRunId"] = event.subagent_run_id
             self._append_message(message)

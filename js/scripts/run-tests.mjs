@@ -3,8 +3,7 @@
 // (e.g. `npm test -- --test-name-pattern=splice`).
 import * as esbuild from "esbuild";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,7 +12,11 @@ const testDir = join(root, "test");
 const files = readdirSync(testDir)
   .filter((f) => /\.test\.tsx?$/.test(f))
   .sort();
-const out = mkdtempSync(join(tmpdir(), "agui-widget-js-tests-"));
+// Inside node_modules, so the compiled tests resolve the packages left external (jsdom reads
+// files next to its own modules and cannot be bundled).
+const cache = join(root, "node_modules", ".cache");
+mkdirSync(cache, { recursive: true });
+const out = mkdtempSync(join(cache, "agui-widget-js-tests-"));
 
 let status = 1;
 try {
@@ -30,6 +33,7 @@ try {
     jsxImportSource: "preact",
     sourcemap: "inline",
     logLevel: "warning",
+    external: ["jsdom"],
     // CommonJS dependencies bundled into ESM need a require().
     banner: { js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);" },
   });

@@ -61,6 +61,8 @@ export type RunInfo = {
   errorCode: string;
   /** open STEP_STARTED names, oldest first */
   steps: string[];
+  /** STEP_FINISHED names of this run, oldest first (the last STEPS_KEPT) */
+  finishedSteps: string[];
   /** true once the active run produced a message, a tool call or reasoning */
   sawOutput: boolean;
   /** the RUN_FINISHED outcome of the latest run, when it had one */
@@ -74,8 +76,11 @@ export type ToolMessage = Extract<Message, { role: "tool" }>;
 type AssistantMessage = Extract<Message, { role: "assistant" }>;
 type Loose = Record<string, unknown>;
 
-/** How many events the mirror keeps for the inspector. */
-export const EVENT_LOG_LIMIT = 1000;
+/** How many events the mirror keeps for the inspector (it holds at most 1.5 times as many
+ * between two trims, so appending stays O(1) amortised). */
+export const EVENT_LOG_LIMIT = 2000;
+/** How many finished steps a run remembers for the progress line. */
+const STEPS_KEPT = 50;
 
 const NO_RUN: Readonly<RunInfo> = Object.freeze({
   active: false,
@@ -84,6 +89,7 @@ const NO_RUN: Readonly<RunInfo> = Object.freeze({
   error: "",
   errorCode: "",
   steps: [],
+  finishedSteps: [],
   sawOutput: false,
   outcome: undefined,
 });
@@ -119,8 +125,10 @@ export class Mirror {
   private _messages: Message[] = [];
   private index = new Map<string, number>();
   private _state: unknown = {};
-  private _run: RunInfo = { ...NO_RUN, steps: [] };
+  private _run: RunInfo = { ...NO_RUN, steps: [], finishedSteps: [] };
   private _events: AguiEvent[] = [];
+  /** How many events were trimmed from the front of the log since the last snapshot. */
+  private eventsDropped = 0;
   /** ids of text / reasoning messages between START and END */
   private openMessages = new Set<string>();
   /** ids of tool calls between START and END */
@@ -167,6 +175,11 @@ export class Mirror {
   /** The event log tail (the snapshot's, then every event applied since), oldest first. */
   events(): readonly AguiEvent[] {
     return this._events;
+  }
+  /** The sequence number of `events()[0]`: events are numbered from the snapshot on, so a row
+   * of the inspector keeps its number when older events are trimmed. */
+  get eventsBase(): number {
+    return this.eventsDropped;
   }
   /** True while a text or reasoning message streams (between its START and END). */
   isStreaming(messageId: string): boolean {
@@ -264,6 +277,7 @@ export class Mirror {
     this._messages = messages.slice();
     this._state = state;
     this._events = events.filter((e): e is AguiEvent => checkEvent(e) === null).slice(-EVENT_LOG_LIMIT);
+    this.eventsDropped = 0;
     this.reindex();
     this.rebuildCalls();
     this.openMessages.clear();
@@ -277,7 +291,7 @@ export class Mirror {
 
   /** Streaming flags and run info from the snapshot's event log (a view connecting mid-run). */
   private runFromLog(): RunInfo {
-    let run: RunInfo = { ...NO_RUN, steps: [] };
+    let run: RunInfo = { ...NO_RUN, steps: [], finishedSteps: [] };
     for (const e of this._events) {
       // Events only occur inside runs: one before any RUN_STARTED means the tail begins mid-run.
       if (!run.active && e.type !== "RUN_STARTED" && e.type !== "RUN_FINISHED" && e.type !== "RUN_ERROR") {
@@ -285,7 +299,7 @@ export class Mirror {
       }
       switch (e.type) {
         case "RUN_STARTED":
-          run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [] };
+          run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [], finishedSteps: [] };
           this.openMessages.clear();
           this.openCalls.clear();
           break;
@@ -328,7 +342,7 @@ export class Mirror {
           run = { ...run, steps: [...run.steps, e.stepName] };
           break;
         case "STEP_FINISHED":
-          run = { ...run, steps: withoutLast(run.steps, e.stepName) };
+          run = { ...run, steps: withoutLast(run.steps, e.stepName), finishedSteps: [...run.finishedSteps, e.stepName].slice(-STEPS_KEPT) };
           break;
       }
     }
@@ -403,7 +417,10 @@ export class Mirror {
     }
     const event = raw as AguiEvent;
     this._events.push(event);
-    if (this._events.length > EVENT_LOG_LIMIT * 1.5) this._events = this._events.slice(-EVENT_LOG_LIMIT);
+    if (this._events.length > EVENT_LOG_LIMIT * 1.5) {
+      this.eventsDropped += this._events.length - EVENT_LOG_LIMIT;
+      this._events = this._events.slice(-EVENT_LOG_LIMIT);
+    }
     if (!isKnownEventType(event.type)) return; // a newer kernel's event: kept for the inspector
     switch (event.type) {
       case "TEXT_MESSAGE_START":
@@ -459,7 +476,10 @@ export class Mirror {
       case "STEP_STARTED":
         return this.setRun({ steps: [...this._run.steps, event.stepName] });
       case "STEP_FINISHED":
-        return this.setRun({ steps: withoutLast(this._run.steps, event.stepName) });
+        return this.setRun({
+          steps: withoutLast(this._run.steps, event.stepName),
+          finishedSteps: [...this._run.finishedSteps, event.stepName].slice(-STEPS_KEPT),
+        });
       case "TEXT_MESSAGE_CHUNK":
       case "TOOL_CALL_CHUNK":
       case "REASONING_MESSAGE_CHUNK":
@@ -702,7 +722,7 @@ export class Mirror {
 
   private runStarted(e: EventOf<"RUN_STARTED">): void {
     this.closeAll();
-    this._run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [] };
+    this._run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [], finishedSteps: [] };
     this.touch("run");
     const inputMessages = (e.input as Loose | undefined)?.messages;
     if (Array.isArray(inputMessages)) {

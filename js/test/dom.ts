@@ -1,8 +1,23 @@
-/** A browser-like global environment (happy-dom) for the view tests, and a fake anywidget model. */
-import { Window } from "happy-dom";
+/**
+ * A browser-like global environment for the view tests, and a fake anywidget model.
+ *
+ * jsdom, not happy-dom: the sanitiser (DOMPurify) reads `Node.prototype.nodeName` through its
+ * own getter, which happy-dom leaves empty for elements, and happy-dom's HTML parser puts
+ * `<math>` and `<svg>` in the HTML namespace. Under it DOMPurify keeps some handlers and drops
+ * all MathML, so sanitiser tests would prove nothing. jsdom parses like a browser (parse5) and is
+ * the DOM DOMPurify itself is tested against.
+ */
+import { JSDOM } from "jsdom";
 import type { AnyModel, ModelCallback } from "../src/anywidget";
 
-const window = new Window({ url: "http://localhost/" });
+// runScripts: inline event handlers compile and run, so the sanitiser tests can tell whether a
+// payload's handler would fire (scripts inserted as HTML never run, as in a browser).
+const dom = new JSDOM("<!doctype html><html><head></head><body></body></html>", {
+  url: "http://localhost/",
+  pretendToBeVisual: true,
+  runScripts: "dangerously",
+});
+const window = dom.window;
 const g = globalThis as Record<string, unknown>;
 for (const name of [
   "document",
@@ -12,7 +27,16 @@ for (const name of [
   "HTMLElement",
   "HTMLTextAreaElement",
   "HTMLInputElement",
+  "HTMLSelectElement",
+  "HTMLButtonElement",
+  "HTMLDetailsElement",
+  "DocumentFragment",
+  "DOMParser",
+  "NodeFilter",
+  "Text",
   "Event",
+  "CustomEvent",
+  "FocusEvent",
   "KeyboardEvent",
   "InputEvent",
   "MouseEvent",
@@ -21,7 +45,8 @@ for (const name of [
   "requestAnimationFrame",
   "cancelAnimationFrame",
 ]) {
-  if (!(name in g) || name === "navigator") {
+  // Node has its own Event and navigator: the DOM's must win, or jsdom refuses the events.
+  if (!(name in g) || name === "navigator" || name === "Event" || name === "CustomEvent") {
     try {
       g[name] = (window as unknown as Record<string, unknown>)[name];
     } catch {

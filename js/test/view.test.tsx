@@ -84,7 +84,7 @@ describe("the view", () => {
     const row = el.querySelector(".agui-row-assistant");
     assert.ok(row);
     assert.match(row.textContent ?? "", /Hel/);
-    assert.ok(row.querySelector(".agui-caret"), "a streaming message shows a caret");
+    assert.equal(row.querySelector(".agui-text")?.getAttribute("data-streaming"), "true", "a streaming message shows a caret");
     assert.equal(el.querySelector(".agui-status")?.textContent, "", "no Thinking… after the first token");
 
     model.kernel({ kind: "events", events: [ev.text("a1", "lo!"), ev.textEnd("a1"), ev.runFinished()] });
@@ -92,7 +92,7 @@ describe("the view", () => {
     await settle();
     assert.equal(el.querySelector(".agui-row-assistant"), row, "the row is updated in place");
     assert.match(row.textContent ?? "", /Hello!/);
-    assert.equal(row.querySelector(".agui-caret"), null);
+    assert.equal(row.querySelector(".agui-text")?.getAttribute("data-streaming"), null);
   });
 
   it("says Thinking… as soon as the run is reported, before its RUN_STARTED arrives", async () => {

@@ -1,14 +1,17 @@
-/** The chat view: transcript (scrolling, following the stream), what the chat waits for, a
- * status line, notices, and the input. */
-import { useErrorBoundary, useRef } from "preact/hooks";
+/** The chat view: a toolbar (state panel, event inspector, clear), the transcript (scrolling,
+ * following the stream), what the chat waits for, a status line, notices, and the input. */
+import { useErrorBoundary, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext } from "./context";
 import { useAutoScroll, useTrait } from "./hooks";
-import { ErrorLine, MessageList, QueuedList } from "./MessageList";
+import { EventInspector } from "./EventInspector";
+import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
 import { Notices } from "./Notices";
 import { PendingPanel } from "./PendingPanel";
-import { StatusLine } from "./StatusLine";
+import { StatePanel } from "./StatePanel";
+import { Progress, StatusLine } from "./StatusLine";
+import { Toolbar } from "./Toolbar";
 
 export function App({ ctx }: { ctx: ViewContext }) {
   return (
@@ -67,13 +70,24 @@ function Chat() {
   const content = useRef<HTMLDivElement>(null);
   const { pinned, pin } = useAutoScroll(scroller, content);
   const status = useTrait("status");
+  const [showState, setShowState] = useState(false);
+  const [showEvents, setShowEvents] = useState(false);
   return (
     <div class="agui-chat" data-lm-suppress-shortcuts="true" onKeyDown={keepKeysInTheChat}>
+      <Toolbar
+        showState={showState}
+        showEvents={showEvents}
+        onToggleState={() => setShowState(!showState)}
+        onToggleEvents={() => setShowEvents(!showEvents)}
+      />
+      {showState && <StatePanel />}
+      {showEvents && <EventInspector />}
       <div class="agui-scroll" ref={scroller}>
         <div class="agui-transcript" ref={content} role="log" aria-label="Conversation" aria-busy={status === "running"}>
           <MessageList />
+          <Progress />
           <QueuedList />
-          <ErrorLine />
+          <ErrorBanner />
         </div>
       </div>
       {!pinned && (

@@ -1,21 +1,34 @@
 /** One row of the transcript. Each row listens to its own message, so a streaming token
  * re-renders this row only. */
 import type { ComponentChildren } from "preact";
-import { useErrorBoundary } from "preact/hooks";
+import { useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
 import { textOf, toolCallsOf } from "../mirror";
 import type { Message } from "../wire";
+import { copyText } from "../util/clipboard";
 import { useView } from "./context";
-import { partLabel, prettyValue } from "./format";
-import { useMessage } from "./hooks";
+import { partLabel, valueText } from "./format";
+import { useMessage, useTrait } from "./hooks";
+import { Icon } from "./icons";
+import { FoldedText } from "./Json";
+import { insertLineBreak, isComposing } from "./keys";
+import { Markdown } from "./Markdown";
 import { pure } from "./pure";
 import { PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
 
-export const MessageRow = pure(function MessageRow({ id }: { id: string }) {
+type RowProps = {
+  id: string;
+  /** the last user message: it can be edited and sent again */
+  lastUser?: boolean;
+  /** the last answer: it can be regenerated */
+  lastAnswer?: boolean;
+};
+
+export const MessageRow = pure(function MessageRow(props: RowProps) {
   return (
     <Guard>
-      <MessageBody id={id} />
+      <MessageBody {...props} />
     </Guard>
   );
 });
@@ -27,58 +40,180 @@ function Guard({ children }: { children: ComponentChildren }) {
   return <>{children}</>;
 }
 
-function MessageBody({ id }: { id: string }) {
+function MessageBody({ id, lastUser = false, lastAnswer = false }: RowProps) {
   const { conn } = useView();
   const message = useMessage(id);
   if (!message) return null;
   const streaming = conn.mirror.isStreaming(id);
   switch (message.role) {
     case "user":
-      return <UserMessage message={message} />;
+      return <UserMessage message={message} editable={lastUser} />;
     case "assistant":
-      return <AssistantMessage message={message} streaming={streaming} />;
+      return <AssistantMessage message={message} streaming={streaming} regenerable={lastAnswer} />;
     case "reasoning":
       return <Reasoning text={textOf(message.content)} streaming={streaming} />;
-    case "tool":
+    case "tool": {
       // Shown inside the card of the call it answers; alone only when that call is unknown.
       if (conn.mirror.callOwnerOf(message.toolCallId) !== undefined) return null;
+      const shown = valueText(message.content);
       return (
         <div class="agui-row agui-row-tool">
           <div class="agui-tool">
             <div class="agui-tool-head">
               <span class="agui-tool-name">Tool result</span>
             </div>
-            <pre class="agui-code">{textOf(message.content) || prettyValue(message.content)}</pre>
+            <FoldedText text={shown.text} json={shown.json} />
           </div>
         </div>
       );
-    case "activity":
+    }
+    case "activity": {
+      const shown = valueText(message.content);
       return (
         <div class="agui-row agui-row-activity">
           <details class="agui-activity">
             <summary>{message.activityType}</summary>
-            <pre class="agui-code">{prettyValue(message.content)}</pre>
+            <FoldedText text={shown.text} json={shown.json} />
           </details>
         </div>
       );
+    }
     default:
       return <SystemNote message={message} />;
   }
 }
 
-function UserMessage({ message }: { message: Extract<Message, { role: "user" }> }) {
+/** Is the chat between runs (actions that start a run are offered only then)? */
+function useIdle(): boolean {
+  const status = useTrait("status");
+  return status === "idle" || status === "error";
+}
+
+function CopyMessage({ text }: { text: string }) {
+  const [copied, setCopied] = useState<boolean | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useLayoutEffect(() => () => clearTimeout(timer.current), []);
+  const copy = () => {
+    void copyText(text).then((ok) => {
+      setCopied(ok);
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => setCopied(null), 1500);
+    });
+  };
+  return (
+    <>
+      <button type="button" class="agui-action" aria-label="Copy message" title="Copy message" onClick={copy}>
+        <Icon name={copied ? "check" : "copy"} />
+      </button>
+      {copied !== null && (
+        <span class="agui-action-note" role="status">
+          {copied ? "Copied" : "Could not copy"}
+        </span>
+      )}
+    </>
+  );
+}
+
+function RegenerateButton() {
+  const { conn } = useView();
+  if (!useIdle()) return null;
+  return (
+    <button type="button" class="agui-action" aria-label="Regenerate" title="Regenerate the answer" onClick={() => conn.send({ kind: "regenerate" })}>
+      <Icon name="regenerate" />
+    </button>
+  );
+}
+
+function EditButton({ onEdit }: { onEdit: () => void }) {
+  if (!useIdle()) return null;
+  return (
+    <button type="button" class="agui-action" aria-label="Edit message" title="Edit and send again" onClick={onEdit}>
+      <Icon name="edit" />
+    </button>
+  );
+}
+
+function UserMessage({ message, editable }: { message: Extract<Message, { role: "user" }>; editable: boolean }) {
+  const [editing, setEditing] = useState(false);
+  const text = textOf(message.content);
   const parts = Array.isArray(message.content) ? message.content.map(partLabel).filter(Boolean) : [];
+  if (editing && editable) return <EditBox message={message} text={text} onDone={() => setEditing(false)} />;
   return (
     <div class="agui-row agui-row-user">
       <div class="agui-bubble agui-bubble-user">
-        <PlainText text={textOf(message.content)} />
+        <PlainText text={text} />
         {parts.length > 0 && <div class="agui-attachments">{parts.join(" ")}</div>}
+      </div>
+      <div class="agui-actions-bar">
+        {text !== "" && <CopyMessage text={text} />}
+        {editable && <EditButton onEdit={() => setEditing(true)} />}
       </div>
     </div>
   );
 }
 
-function AssistantMessage({ message, streaming }: { message: Extract<Message, { role: "assistant" }>; streaming: boolean }) {
+/** The last user message in a box: Enter (or "Save and send") replaces it and runs again. */
+function EditBox({ message, text, onDone }: { message: Message; text: string; onDone: () => void }) {
+  const { conn } = useView();
+  const box = useRef<HTMLTextAreaElement>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.focus();
+    el.setSelectionRange(el.value.length, el.value.length);
+  }, []);
+  const save = () => {
+    const value = (box.current?.value ?? text).trim();
+    if (!value) return;
+    if (value !== text.trim()) conn.send({ kind: "edit", messageId: message.id, text: value });
+    onDone();
+  };
+  return (
+    <div class="agui-row agui-row-user agui-row-editing">
+      <div class="agui-edit">
+        <textarea
+          ref={box}
+          class="agui-input agui-edit-box"
+          aria-label="Edited message"
+          rows={3}
+          defaultValue={text}
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              onDone();
+              return;
+            }
+            if (e.key !== "Enter" || isComposing(e)) return;
+            if (e.shiftKey) {
+              insertLineBreak(e, e.currentTarget);
+              return;
+            }
+            e.preventDefault();
+            save();
+          }}
+        />
+        <div class="agui-actions">
+          <button type="button" class="agui-btn agui-btn-primary" onClick={save}>
+            Save and send
+          </button>
+          <button type="button" class="agui-btn" onClick={onDone}>
+            Cancel
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function AssistantMessage({
+  message,
+  streaming,
+  regenerable,
+}: {
+  message: Extract<Message, { role: "assistant" }>;
+  streaming: boolean;
+  regenerable: boolean;
+}) {
   const { conn } = useView();
   const text = textOf(message.content);
   const calls = toolCallsOf(message);
@@ -86,7 +221,7 @@ function AssistantMessage({ message, streaming }: { message: Extract<Message, { 
     <div class="agui-row agui-row-assistant">
       {(text !== "" || (streaming && calls.length === 0)) && (
         <div class="agui-bubble agui-bubble-assistant">
-          <PlainText text={text} streaming={streaming} />
+          <Markdown text={text} streaming={streaming} />
           {wasStopped(message) && <div class="agui-stopped">stopped</div>}
         </div>
       )}
@@ -98,6 +233,12 @@ function AssistantMessage({ message, streaming }: { message: Extract<Message, { 
           result={conn.mirror.toolResult(call.id)}
         />
       ))}
+      {!streaming && (text !== "" || regenerable) && (
+        <div class="agui-actions-bar">
+          {text !== "" && <CopyMessage text={text} />}
+          {regenerable && <RegenerateButton />}
+        </div>
+      )}
     </div>
   );
 }
@@ -113,7 +254,7 @@ function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
     <div class="agui-row agui-row-reasoning">
       <details class="agui-reasoning" open={streaming}>
         <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
-        <PlainText text={text} streaming={streaming} />
+        <Markdown text={text} streaming={streaming} />
       </details>
     </div>
   );

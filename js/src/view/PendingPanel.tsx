@@ -7,9 +7,12 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { isObject } from "../wire";
 import type { PendingInterrupt, PendingTool, ToolSpec, ViewRequest } from "../wire";
 import { useView } from "./context";
-import { prettyJsonText, prettyValue } from "./format";
+import { jsonOrText, prettyValue } from "./format";
+import { FoldedText } from "./Json";
 import { useNotices, useTrait } from "./hooks";
 import { insertLineBreak, isComposing } from "./keys";
+import { SchemaForm } from "./SchemaForm";
+import { choiceLabel, fieldsOf } from "./schema";
 
 const keyOf = (p: { kind: string; toolCallId?: string | null; interruptId?: string }) =>
   p.kind === "interrupt" ? `i:${p.interruptId}` : `t:${p.toolCallId}`;
@@ -93,6 +96,8 @@ function ToolCard({ entry, spec, done, onAnswer }: CardProps<PendingTool> & { sp
       );
     case "ask":
       return <AskCard entry={entry} spec={spec} done={done} onReply={reply} />;
+    case "form":
+      return <FormCard entry={entry} spec={spec} done={done} onReply={reply} />;
     default:
       return <ManualCard entry={entry} spec={spec} done={done} onReply={reply} />;
   }
@@ -103,7 +108,7 @@ function Args({ text }: { text: string }) {
   return (
     <details class="agui-card-args" open>
       <summary>Arguments</summary>
-      <pre class="agui-code">{prettyJsonText(text)}</pre>
+      <FoldedText {...jsonOrText(text)} />
     </details>
   );
 }
@@ -132,13 +137,13 @@ function AskCard({ entry, spec, done, onReply }: ReplyProps) {
         <div class="agui-actions">
           {choices.map((choice, i) => (
             <button key={i} type="button" class="agui-btn" disabled={done} onClick={() => onReply({ answer: choice })}>
-              {typeof choice === "string" ? choice : prettyValue(choice)}
+              {choiceLabel(choice)}
             </button>
           ))}
         </div>
       ) : (
         <form
-          class="agui-actions"
+          class="agui-actions agui-ask"
           onSubmit={(e) => {
             e.preventDefault();
             submit();
@@ -161,7 +166,30 @@ function AskCard({ entry, spec, done, onReply }: ReplyProps) {
   );
 }
 
-/** `manual`, `form` (for now) and unknown kinds: the arguments, and a box for the answer. */
+/** The schema a `form` tool asks to fill: `args.schema` when the agent passes one, else the
+ * tool's own parameters (then the arguments are the proposed values). */
+function formOf(entry: PendingTool, spec: ToolSpec | undefined): { schema: unknown; initial: unknown; title: string } {
+  const args = isObject(entry.args) ? entry.args : {};
+  const title = ["title", "message", "question", "prompt"].map((k) => args[k]).find((v): v is string => typeof v === "string" && v !== "");
+  if (isObject(args.schema)) {
+    return { schema: args.schema, initial: isObject(args.values) ? args.values : args.defaults, title: title || spec?.description || entry.name };
+  }
+  return { schema: spec?.parameters, initial: entry.args, title: title || spec?.description || entry.name };
+}
+
+function FormCard({ entry, spec, done, onReply }: ReplyProps) {
+  const { schema, initial, title } = formOf(entry, spec);
+  if (fieldsOf(schema).length === 0) return <ManualCard entry={entry} spec={spec} done={done} onReply={onReply} />;
+  return (
+    <div class="agui-card" data-ui="form">
+      <div class="agui-card-title">{title}</div>
+      {spec?.description && spec.description !== title && <div class="agui-card-desc">{spec.description}</div>}
+      <SchemaForm schema={schema} initial={initial} disabled={done} label={`Form for ${entry.name}`} onSubmit={(value) => onReply(value)} />
+    </div>
+  );
+}
+
+/** `manual` and unknown kinds: the arguments, and a box for the answer. */
 function ManualCard({ entry, spec, done, onReply }: ReplyProps) {
   const [text, setText] = useState("");
   const submit = () => {
@@ -209,10 +237,28 @@ function ManualCard({ entry, spec, done, onReply }: ReplyProps) {
   );
 }
 
+/** An interrupt's response schema, when it asks for more than an `approved` boolean. */
+function interruptForm(schema: Record<string, unknown> | null): { schema: Record<string, unknown>; hasApproved: boolean } | null {
+  if (!schema) return null;
+  const fields = fieldsOf(schema);
+  const hasApproved = fields.some((f) => f.name === "approved" && f.kind === "boolean");
+  return fields.some((f) => f.name !== "approved") ? { schema, hasApproved } : null;
+}
+
 function InterruptCard({ entry, done, onAnswer }: CardProps<PendingInterrupt>) {
-  const resume = (approved: boolean) =>
-    onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "resolved", payload: { approved } });
+  const resume = (payload: unknown) => onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "resolved", payload });
+  const form = interruptForm(entry.responseSchema);
   const argsText = entry.args === null || entry.args === undefined ? "" : prettyValue(entry.args);
+  const deny = () => {
+    // Without an `approved` field to say no with, Deny cancels the interrupt.
+    if (form && !form.hasApproved) onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "cancelled" });
+    else resume({ approved: false });
+  };
+  const denyButton = (
+    <button type="button" class="agui-btn" disabled={done} onClick={deny}>
+      Deny
+    </button>
+  );
   return (
     <div class="agui-card" data-ui="interrupt">
       <div class="agui-card-title">{entry.message || entry.reason || "Approval needed"}</div>
@@ -222,14 +268,25 @@ function InterruptCard({ entry, done, onAnswer }: CardProps<PendingInterrupt>) {
         </div>
       )}
       <Args text={argsText} />
-      <div class="agui-actions">
-        <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => resume(true)}>
-          Approve
-        </button>
-        <button type="button" class="agui-btn" disabled={done} onClick={() => resume(false)}>
-          Deny
-        </button>
-      </div>
+      {form ? (
+        <SchemaForm
+          schema={form.schema}
+          omit={["approved"]}
+          disabled={done}
+          submitLabel="Approve"
+          label="Response"
+          onSubmit={(value) => resume(form.hasApproved ? { ...value, approved: true } : value)}
+        >
+          {denyButton}
+        </SchemaForm>
+      ) : (
+        <div class="agui-actions">
+          <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => resume({ approved: true })}>
+            Approve
+          </button>
+          {denyButton}
+        </div>
+      )}
     </div>
   );
 }

@@ -1,10 +1,5 @@
-/** Message text, shown as plain text (pre-wrap). Never HTML: a later version adds sanitised
- * Markdown here, in one place. */
-export function PlainText({ text, streaming = false }: { text: string; streaming?: boolean }) {
-  return (
-    <div class="agui-text">
-      {text}
-      {streaming && <span class="agui-caret" aria-hidden="true" />}
-    </div>
-  );
+/** Text shown as text (pre-wrap): user messages, queued messages, notes. Never HTML; agent
+ * text that is Markdown goes through ./Markdown.tsx instead. */
+export function PlainText({ text }: { text: string }) {
+  return <div class="agui-text">{text}</div>;
 }

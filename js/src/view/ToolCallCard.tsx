@@ -1,22 +1,24 @@
-/** One tool call: its name, its arguments as they stream, its result, and whatever a frontend
- * handler drew for it. */
+/** One tool call: its name, a status, its arguments as they stream (pretty JSON once complete),
+ * its result (folded when long), and whatever a frontend handler drew for it. */
 import { useLayoutEffect, useRef } from "preact/hooks";
 import type { ToolMessage } from "../mirror";
 import { textOf } from "../mirror";
 import type { ToolCall } from "../wire";
 import { useView } from "./context";
-import { prettyJsonText, prettyValue } from "./format";
+import { jsonOrText, valueText } from "./format";
+import { FoldedText } from "./Json";
 import { useRunner, useTopics, useTrait } from "./hooks";
 
-type CallState = "streaming" | "waiting" | "running" | "done" | "failed" | "called";
+/** `called`: the run ended with neither a result nor a pending answer (history without one). */
+export type CallState = "streaming" | "waiting" | "running" | "done" | "error" | "called";
 
 const STATE_LABEL: Record<CallState, string> = {
-  streaming: "preparing…",
-  waiting: "waiting for you",
-  running: "running…",
+  streaming: "streaming",
+  waiting: "waiting",
+  running: "running",
   done: "done",
-  failed: "failed",
-  called: "called",
+  error: "error",
+  called: "no result",
 };
 
 export function ToolCallCard({ call, streaming, result }: { call: ToolCall; streaming: boolean; result?: ToolMessage }) {
@@ -32,7 +34,7 @@ export function ToolCallCard({ call, streaming, result }: { call: ToolCall; stre
     ? "streaming"
     : result
       ? resultError
-        ? "failed"
+        ? "error"
         : "done"
       : waiting
         ? byHandler || runner.isRunning(call.id)
@@ -41,30 +43,40 @@ export function ToolCallCard({ call, streaming, result }: { call: ToolCall; stre
         : conn.mirror.run.active || runner.isRunning(call.id)
           ? "running"
           : "called";
+  const label = state === "error" && resultError === "cancelled" ? "cancelled" : STATE_LABEL[state];
   const argsText = call.function?.arguments ?? "";
+  const args = streaming ? { text: argsText, json: false } : jsonOrText(argsText);
   const name = call.function?.name || "tool";
   return (
     <div class="agui-tool" data-state={state}>
       <div class="agui-tool-head">
         <span class="agui-tool-name">{name}</span>
-        <span class={`agui-badge agui-badge-${state}`}>{STATE_LABEL[state]}</span>
+        <span class={`agui-badge agui-badge-${state}`}>{label}</span>
+        {(state === "running" || state === "streaming") && <span class="agui-spinner" aria-hidden="true" />}
       </div>
       {argsText !== "" && (
         <details class="agui-tool-section" open>
           <summary>Arguments</summary>
-          <pre class="agui-code">{streaming ? argsText : prettyJsonText(argsText)}</pre>
+          <FoldedText text={args.text} json={args.json} />
         </details>
       )}
-      {result && (
-        <details class="agui-tool-section" open>
-          <summary>{resultError ? "Error" : "Result"}</summary>
-          <pre class={resultError ? "agui-code agui-code-error" : "agui-code"}>
-            {resultError || prettyJsonText(typeof result.content === "string" ? result.content : textOf(result.content) || prettyValue(result.content))}
-          </pre>
-        </details>
-      )}
+      {result && <ResultSection result={result} error={resultError} />}
       <HandlerOutput toolCallId={call.id} />
     </div>
+  );
+}
+
+function ResultSection({ result, error }: { result: ToolMessage; error: string }) {
+  const content = result.content as unknown;
+  const fromContent = typeof content === "string" ? jsonOrText(content) : textOf(content) ? jsonOrText(textOf(content)) : valueText(content);
+  const shown = fromContent.text !== "" ? fromContent : { text: error, json: false };
+  const failed = error !== "" && error !== "cancelled";
+  return (
+    <details class="agui-tool-section" open>
+      <summary>{error === "cancelled" ? "Cancelled" : failed ? "Error" : "Result"}</summary>
+      {failed && shown.text !== error && <div class="agui-tool-error">{error}</div>}
+      <FoldedText text={shown.text} json={shown.json} error={failed} />
+    </details>
   );
 }
 

@@ -31,3 +31,20 @@ export function partLabel(part: unknown): string {
   const where = p.source?.type === "url" && typeof p.source.value === "string" ? ` ${p.source.value}` : "";
   return `[${String(p.type ?? "attachment")}${mime}${where}]`;
 }
+
+/** `text` as pretty JSON when it parses (json: true), else unchanged (json: false). */
+export function jsonOrText(text: string): { text: string; json: boolean } {
+  const trimmed = text.trim();
+  if (!trimmed || !"{[".includes(trimmed[0] as string)) return { text, json: false };
+  try {
+    return { text: JSON.stringify(JSON.parse(trimmed), null, 2), json: true };
+  } catch {
+    return { text, json: false };
+  }
+}
+
+/** A value as pretty JSON text (json: true), or a string as it is (json: false). */
+export function valueText(value: unknown): { text: string; json: boolean } {
+  if (typeof value === "string") return jsonOrText(value);
+  return { text: prettyValue(value), json: value !== undefined };
+}

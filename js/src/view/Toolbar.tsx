@@ -1,0 +1,84 @@
+/** The chat's toolbar: the state panel and the event inspector toggles, and Clear (which asks
+ * first). */
+import { useEffect, useRef, useState } from "preact/hooks";
+import { useView } from "./context";
+import { useTopics } from "./hooks";
+import { Icon } from "./icons";
+
+type Props = {
+  showState: boolean;
+  showEvents: boolean;
+  onToggleState: () => void;
+  onToggleEvents: () => void;
+};
+
+export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }: Props) {
+  const { conn } = useView();
+  useTopics("list", "ready");
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+    else if (wasConfirming.current) opener.current?.focus();
+    wasConfirming.current = confirming;
+  }, [confirming]);
+
+  const empty = conn.mirror.messages().length === 0;
+  return (
+    <div class="agui-toolbar" role="group" aria-label="Chat tools">
+      <button type="button" class="agui-tool-btn" aria-label="Show state" aria-pressed={showState} title="Shared state" onClick={onToggleState}>
+        <Icon name="braces" />
+        <span class="agui-tool-btn-text">State</span>
+      </button>
+      <button type="button" class="agui-tool-btn" aria-label="Show events" aria-pressed={showEvents} title="AG-UI events" onClick={onToggleEvents}>
+        <Icon name="events" />
+        <span class="agui-tool-btn-text">Events</span>
+      </button>
+      <span class="agui-toolbar-gap" />
+      {confirming ? (
+        <div
+          class="agui-confirm"
+          role="group"
+          aria-label="Clear the conversation?"
+          onKeyDown={(e) => {
+            if (e.key === "Escape") {
+              e.preventDefault();
+              setConfirming(false);
+            }
+          }}
+        >
+          <span class="agui-confirm-text">Clear the whole conversation?</span>
+          <button
+            type="button"
+            class="agui-btn agui-btn-danger agui-btn-small"
+            onClick={() => {
+              conn.send({ kind: "clear" });
+              setConfirming(false);
+            }}
+          >
+            Yes, clear
+          </button>
+          <button type="button" class="agui-btn agui-btn-small" ref={cancel} onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      ) : (
+        <button
+          type="button"
+          class="agui-tool-btn"
+          ref={opener}
+          aria-label="Clear conversation"
+          title="Clear the conversation"
+          disabled={empty}
+          onClick={() => setConfirming(true)}
+        >
+          <Icon name="trash" />
+          <span class="agui-tool-btn-text">Clear</span>
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,24 @@
+/** Small inline icons (no icon font, no files). Decorative: every button using one has a name. */
+import type { JSX } from "preact";
+
+type IconProps = { name: keyof typeof PATHS };
+
+const PATHS = {
+  copy: "M5.5 5.5h7v8h-7z M3.5 10.5h-1v-8h7v1",
+  check: "M3 8.5l3 3 7-7",
+  edit: "M10.5 2.5l3 3-7.5 7.5H3v-3z M9 4l3 3",
+  regenerate: "M13 8a5 5 0 1 1-1.5-3.6 M13 2.5v3h-3",
+  trash: "M3 4.5h10 M6.5 4.5V3h3v1.5 M4.5 4.5l.7 9h5.6l.7-9",
+  braces: "M6 2.5c-2 0-1.5 2.5-1.5 3.5S3 8 3 8s1.5 1 1.5 2-.5 3.5 1.5 3.5 M10 2.5c2 0 1.5 2.5 1.5 3.5S13 8 13 8s-1.5 1-1.5 2 .5 3.5-1.5 3.5",
+  events: "M2.5 4h2 M6.5 4h7 M2.5 8h2 M6.5 8h7 M2.5 12h2 M6.5 12h7",
+  chevron: "M6 4l4 4-4 4",
+  retry: "M13 8a5 5 0 1 1-1.5-3.6 M13 2.5v3h-3",
+} as const;
+
+export function Icon({ name }: IconProps): JSX.Element {
+  return (
+    <svg class="agui-icon" viewBox="0 0 16 16" aria-hidden="true" focusable="false">
+      <path d={PATHS[name]} />
+    </svg>
+  );
+}

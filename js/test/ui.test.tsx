@@ -1,0 +1,498 @@
+/** The chat's controls: message actions, clear, the error banner, tool card states, forms,
+ * the state panel and the event inspector. */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { FakeModel } from "./dom";
+import { ev } from "./helpers";
+import { button, connected, maybeButton, press, settle, textbox, type } from "./mount";
+import { EVENT_LOG_LIMIT } from "../src/mirror";
+import { RENDERED_ROWS } from "../src/view/EventInspector";
+import { lastTurn } from "../src/view/MessageList";
+import { choiceLabel, fieldsOf, formResult, initialValues } from "../src/view/schema";
+import { editText, parseEdit, pointerToken } from "../src/view/StatePanel";
+
+const win = (globalThis as unknown as { window: Window & { Event: typeof Event } }).window;
+const copied: string[] = [];
+Object.defineProperty(win.navigator, "clipboard", {
+  configurable: true,
+  value: { writeText: async (text: string) => void copied.push(text) },
+});
+
+const conversation = [
+  { id: "u1", role: "user", content: "first question" },
+  { id: "a1", role: "assistant", content: "first **answer**" },
+  { id: "u2", role: "user", content: "second question" },
+  { id: "a2", role: "assistant", content: "Second answer with `code`:\n\n```python\nprint('hi')\n```\n" },
+];
+
+const rowOf = (el: HTMLElement, text: string) =>
+  [...el.querySelectorAll(".agui-row")].find((r) => r.textContent?.includes(text)) as HTMLElement;
+
+describe("message actions", () => {
+  it("finds the last user message and the answer after it", () => {
+    assert.deepEqual(lastTurn(conversation as never), { user: "u2", answer: "a2" });
+    assert.deepEqual(lastTurn(conversation.slice(0, 3) as never), { user: "u2", answer: null });
+    assert.deepEqual(lastTurn([conversation[1]] as never), { user: null, answer: null });
+  });
+
+  it("regenerates the last answer, only when the chat is idle", async () => {
+    const { model, el } = await connected(conversation);
+    assert.equal(maybeButton(rowOf(el, "first **answer**") ?? rowOf(el, "first answer"), "Regenerate"), null, "not on an earlier answer");
+    button(el, "Regenerate").click();
+    assert.deepEqual(model.sentOf("regenerate"), [{ kind: "regenerate" }]);
+    model.set("status", "running");
+    await settle();
+    assert.equal(maybeButton(el, "Regenerate"), null, "not while a run is active");
+    model.set("status", "error");
+    await settle();
+    button(el, "Regenerate");
+  });
+
+  it("edits the last user message and sends it again; Escape cancels", async () => {
+    const { model, el } = await connected(conversation);
+    assert.equal(el.querySelectorAll('button[aria-label="Edit message"]').length, 1, "only the last user message");
+    button(el, "Edit message").click();
+    await settle();
+    const box = textbox(el, "Edited message") as HTMLTextAreaElement;
+    assert.equal(box.value, "second question");
+    press(box, "Escape");
+    await settle();
+    assert.equal(el.querySelector('textarea[aria-label="Edited message"]'), null);
+    assert.equal(model.sentOf("edit").length, 0);
+
+    button(el, "Edit message").click();
+    await settle();
+    const again = textbox(el, "Edited message") as HTMLTextAreaElement;
+    again.value = "second question, reworded";
+    press(again, "Enter");
+    assert.deepEqual(model.sentOf("edit"), [{ kind: "edit", messageId: "u2", text: "second question, reworded" }]);
+    await settle();
+    assert.equal(el.querySelector('textarea[aria-label="Edited message"]'), null);
+
+    model.set("status", "running");
+    await settle();
+    assert.equal(maybeButton(el, "Edit message"), null, "no editing while a run is active");
+  });
+
+  it("copies a message as its Markdown, and a code block as its code", async () => {
+    const { el } = await connected(conversation);
+    copied.length = 0;
+    const row = rowOf(el, "Second answer");
+    button(row, "Copy message").click();
+    await settle();
+    assert.deepEqual(copied, [conversation[3]?.content]);
+    assert.match(row.querySelector(".agui-action-note")?.textContent ?? "", /Copied/);
+    (row.querySelector('button[aria-label="Copy code"]') as HTMLButtonElement).click();
+    await settle();
+    assert.equal(copied[1], "print('hi')\n");
+    button(rowOf(el, "second question"), "Copy message").click();
+    await settle();
+    assert.equal(copied[2], "second question");
+  });
+
+  it("keeps the bubbles' text free of the actions' labels", async () => {
+    const { el } = await connected(conversation);
+    const bubbles = [...el.querySelectorAll(".agui-bubble-user")].map((b) => b.textContent);
+    assert.deepEqual(bubbles, ["first question", "second question"]);
+    const texts = [...el.querySelectorAll(".agui-bubble-assistant .agui-text")];
+    assert.equal(texts[0]?.textContent?.trim(), "first answer");
+    assert.equal(texts[0]?.getAttribute("data-source-length"), String("first **answer**".length), "the source's length, for tests");
+  });
+});
+
+describe("clear", () => {
+  it("asks before clearing, and Cancel keeps everything", async () => {
+    const { model, el } = await connected(conversation);
+    button(el, "Clear conversation").click();
+    await settle();
+    assert.match(el.querySelector(".agui-confirm")?.textContent ?? "", /Clear the whole conversation\?/);
+    button(el, "Cancel").click();
+    await settle();
+    assert.equal(model.sentOf("clear").length, 0);
+    button(el, "Clear conversation").click();
+    await settle();
+    button(el, "Yes, clear").click();
+    assert.deepEqual(model.sentOf("clear"), [{ kind: "clear" }]);
+    model.kernel({ kind: "messages", start: 0, messages: [] });
+    await settle();
+    assert.match(el.textContent ?? "", /No messages yet/);
+    assert.equal(button(el, "Clear conversation").disabled, true, "nothing to clear");
+  });
+});
+
+describe("the error banner", () => {
+  it("shows RUN_ERROR's message with Retry, which regenerates", async () => {
+    const { model, el } = await connected([{ id: "u1", role: "user", content: "hi" }]);
+    model.set("status", "running");
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.runError("The model is not reachable: set OPENAI_API_KEY")] });
+    await settle();
+    const banner = el.querySelector(".agui-transcript [role=alert]");
+    assert.ok(banner);
+    assert.match(banner.textContent ?? "", /set OPENAI_API_KEY/);
+    assert.equal(el.querySelectorAll(".agui-transcript [role=alert]").length, 1);
+    assert.equal(maybeButton(banner, "Retry"), null, "no Retry while the kernel still says running");
+    model.set("status", "error");
+    model.set("error", "The model is not reachable: set OPENAI_API_KEY");
+    await settle();
+    button(el, "Retry").click();
+    assert.deepEqual(model.sentOf("regenerate"), [{ kind: "regenerate" }]);
+  });
+
+  it("comes back from the error trait after a reload", async () => {
+    const model = new FakeModel({ status: "error", error: "It broke" });
+    const { el } = await connected([{ id: "u1", role: "user", content: "hi" }], model);
+    assert.match(el.querySelector(".agui-transcript [role=alert]")?.textContent ?? "", /It broke/);
+    button(el, "Retry");
+  });
+});
+
+describe("progress", () => {
+  it("shows animated dots before the first token, then the steps of the run", async () => {
+    const { model, el } = await connected([{ id: "u1", role: "user", content: "plan a trip" }]);
+    model.set("status", "running");
+    model.kernel({ kind: "events", events: [ev.runStarted(), { type: "STEP_STARTED", stepName: "search" }] });
+    await settle();
+    assert.ok(el.querySelector(".agui-status .agui-dots"), "dots while waiting for the first token");
+    const progress = el.querySelector(".agui-progress");
+    assert.ok(progress);
+    assert.equal(progress.querySelector(".agui-step-current")?.textContent?.trim(), "search");
+    model.kernel({ kind: "events", events: [{ type: "STEP_FINISHED", stepName: "search" }, { type: "STEP_STARTED", stepName: "book" }, ev.textStart("a1"), ev.text("a1", "On it")] });
+    await settle();
+    assert.equal(el.querySelector(".agui-status .agui-dots"), null);
+    assert.deepEqual([...el.querySelectorAll(".agui-step-done")].map((s) => s.textContent?.replace("✓", "").trim()), ["search"]);
+    assert.equal(el.querySelector(".agui-step-current")?.textContent?.trim(), "book");
+    model.kernel({ kind: "events", events: [ev.textEnd("a1"), ev.runFinished()] });
+    model.set("status", "idle");
+    await settle();
+    assert.equal(el.querySelector(".agui-progress"), null, "gone when the run ends");
+  });
+});
+
+describe("tool call cards", () => {
+  const badge = (el: HTMLElement) => el.querySelector(".agui-tool .agui-badge")?.textContent;
+  const state = (el: HTMLElement) => el.querySelector(".agui-tool")?.getAttribute("data-state");
+
+  it("go streaming, running, done", async () => {
+    const { model, el } = await connected();
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "search", "a1"), ev.toolArgs("c1", '{"q": "pa')] });
+    await settle();
+    assert.equal(state(el), "streaming");
+    assert.match(el.querySelector(".agui-tool pre")?.textContent ?? "", /\{"q": "pa/);
+    model.kernel({ kind: "events", events: [ev.toolArgs("c1", 'ris"}'), ev.toolEnd("c1")] });
+    await settle();
+    assert.equal(state(el), "running");
+    assert.equal(el.querySelector(".agui-tool pre")?.textContent, '{\n  "q": "paris"\n}', "pretty JSON once complete");
+    model.kernel({ kind: "events", events: [ev.toolResult("t1", "c1", '{"hits": 3}')] });
+    await settle();
+    assert.equal(state(el), "done");
+    assert.equal(badge(el), "done");
+  });
+
+  it("wait for the user while pending, and show errors and cancellations", async () => {
+    const model = new FakeModel({ frontend_tools: [{ name: "pick", description: "", parameters: {}, ui: "ask", handler: null }] });
+    const { el } = await connected([], model);
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "pick", "a1"), ev.toolEnd("c1"), ev.runFinished()] });
+    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "pick", args: {}, argsText: "{}" }]);
+    await settle();
+    assert.equal(state(el), "waiting");
+    model.set("pending", []);
+    model.kernel({ kind: "messages", start: 1, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "The tool call was cancelled.", error: "cancelled" }] });
+    await settle();
+    assert.equal(state(el), "error");
+    assert.equal(badge(el), "cancelled");
+    model.kernel({ kind: "messages", start: 1, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "", error: "disk full" }] });
+    await settle();
+    assert.equal(badge(el), "error");
+    assert.match(el.querySelector(".agui-tool")?.textContent ?? "", /disk full/);
+  });
+
+  it("fold a long result, with the whole of it in the element", async () => {
+    const { model, el } = await connected();
+    const long = JSON.stringify({ rows: Array.from({ length: 60 }, (_, i) => ({ i })) });
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "query", "a1"), ev.toolArgs("c1", "{}"), ev.toolEnd("c1"), ev.toolResult("t1", "c1", long), ev.runFinished()] });
+    await settle();
+    const result = [...el.querySelectorAll(".agui-tool-section")].find((s) => s.querySelector("summary")?.textContent === "Result") as HTMLElement;
+    const pre = result.querySelector("pre") as HTMLElement;
+    assert.ok(pre.classList.contains("agui-folded"));
+    assert.deepEqual(JSON.parse(pre.textContent ?? ""), JSON.parse(long));
+    const toggle = result.querySelector(".agui-fold") as HTMLButtonElement;
+    assert.equal(toggle.getAttribute("aria-expanded"), "false");
+    toggle.click();
+    await settle();
+    assert.ok(!pre.classList.contains("agui-folded"));
+    assert.equal(toggle.getAttribute("aria-expanded"), "true");
+  });
+});
+
+describe("the schema form", () => {
+  const schema = {
+    type: "object",
+    required: ["city", "nights", "class"],
+    properties: {
+      city: { type: "string", title: "City", description: "Where to", minLength: 2 },
+      nights: { type: "integer", minimum: 1, maximum: 30, default: 2 },
+      budget: { type: "number" },
+      class: { enum: ["economy", "business"] },
+      breakfast: { type: "boolean", default: true },
+      note: { anyOf: [{ type: "string" }, { type: "null" }], default: null },
+      email: { type: "string", format: "email" },
+      extras: { type: "array", items: { type: "string" } },
+    },
+  };
+
+  it("reads fields, kinds, required marks and defaults from a schema", () => {
+    const fields = fieldsOf(schema);
+    assert.deepEqual(
+      fields.map((f) => [f.name, f.kind, f.required]),
+      [
+        ["city", "string", true],
+        ["nights", "integer", true],
+        ["budget", "number", false],
+        ["class", "enum", true],
+        ["breakfast", "boolean", false],
+        ["note", "string", false],
+        ["email", "string", false],
+        ["extras", "json", false],
+      ],
+    );
+    assert.equal(fields[0]?.label, "City");
+    assert.equal(fields[5]?.nullable, true);
+    const values = initialValues(fields, { city: "Paris" });
+    assert.deepEqual(values, { city: "Paris", nights: "2", budget: "", class: "", breakfast: true, note: "", email: "", extras: "" });
+  });
+
+  it("checks values and builds the result object", () => {
+    const fields = fieldsOf(schema);
+    const bad = formResult(fields, { ...initialValues(fields), city: "P", nights: "2.5", budget: "lots", email: "nope", extras: "[1," });
+    assert.equal(bad.ok, false);
+    if (!bad.ok) {
+      assert.deepEqual(Object.keys(bad.errors).sort(), ["budget", "city", "class", "email", "extras", "nights"]);
+      assert.match(bad.errors.nights ?? "", /whole number/);
+      assert.match(bad.errors.class ?? "", /Required/);
+    }
+    const good = formResult(fields, { ...initialValues(fields), city: "Paris", nights: "3", class: "1", extras: '["wifi"]', budget: "99.5" });
+    assert.deepEqual(good, { ok: true, value: { city: "Paris", nights: 3, budget: 99.5, class: "business", breakfast: true, extras: ["wifi"] } });
+    assert.equal(choiceLabel({ a: 1 }), '{"a":1}');
+  });
+
+  it("renders a form tool, shows errors in place, and sends the form's object", async () => {
+    const model = new FakeModel({ frontend_tools: [{ name: "book", description: "Book a trip", parameters: schema, ui: "form", handler: null }] });
+    const { el } = await connected([], model);
+    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "book", args: { city: "Paris" }, argsText: '{"city":"Paris"}' }]);
+    await settle();
+    const form = el.querySelector('form[aria-label="Form for book"]') as HTMLFormElement;
+    assert.ok(form);
+    const city = form.querySelector("label[for]") as HTMLLabelElement;
+    assert.match(city.textContent ?? "", /City \*/, "a required mark");
+    assert.equal((el.querySelector(`#${city.htmlFor}`) as HTMLInputElement).value, "Paris", "the agent's arguments prefill the form");
+    button(form, "Submit").click();
+    await settle();
+    assert.equal(model.sentOf("tool_result").length, 0, "an invalid form is not sent");
+    assert.match(form.textContent ?? "", /Required\./);
+    const select = form.querySelector("select") as HTMLSelectElement;
+    select.value = "0";
+    select.dispatchEvent(new win.Event("change", { bubbles: true }));
+    await settle();
+    button(form, "Submit").click();
+    await settle();
+    assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { city: "Paris", nights: 2, class: "economy", breakfast: true } }]);
+  });
+
+  it("takes the schema from args.schema when the agent passes one", async () => {
+    const model = new FakeModel({ frontend_tools: [{ name: "ask_form", description: "", parameters: { type: "object", properties: { schema: { type: "object" } } }, ui: "form", handler: null }] });
+    const { el } = await connected([], model);
+    const args = { title: "Your details", schema: { type: "object", properties: { age: { type: "integer" } } } };
+    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "ask_form", args, argsText: JSON.stringify(args) }]);
+    await settle();
+    assert.match(el.querySelector(".agui-card-title")?.textContent ?? "", /Your details/);
+    const input = el.querySelector('input[type="number"]') as HTMLInputElement;
+    type(input, "42");
+    await settle();
+    button(el, "Submit").click();
+    assert.deepEqual(model.sentOf("tool_result")[0]?.result, { age: 42 });
+  });
+
+  it("asks an interrupt's response schema, answering with approved and the fields", async () => {
+    const model = new FakeModel();
+    const { el } = await connected([], model);
+    const responseSchema = { type: "object", required: ["reason"], properties: { approved: { type: "boolean" }, reason: { type: "string" } } };
+    model.set("pending", [{ kind: "interrupt", interruptId: "i1", reason: "approval", message: "Refund $40?", toolCallId: "c9", name: "refund", args: { amount: 40 }, responseSchema }]);
+    await settle();
+    assert.match(el.querySelector(".agui-card-args pre")?.textContent ?? "", /"amount": 40/);
+    assert.equal(el.querySelectorAll(".agui-field").length, 1, "approved is answered by the buttons, not a field");
+    type(el.querySelector(".agui-field input") as HTMLInputElement, "duplicate charge");
+    await settle();
+    button(el, "Approve").click();
+    await settle();
+    assert.deepEqual(model.sentOf("resume"), [{ kind: "resume", interruptId: "i1", status: "resolved", payload: { reason: "duplicate charge", approved: true } }]);
+  });
+
+  it("denies an interrupt with a schema without `approved` by cancelling it", async () => {
+    const model = new FakeModel();
+    const { el } = await connected([], model);
+    const responseSchema = { type: "object", properties: { note: { type: "string" } } };
+    model.set("pending", [{ kind: "interrupt", interruptId: "i2", reason: "input", message: "Anything to add?", toolCallId: null, name: null, args: null, responseSchema }]);
+    await settle();
+    button(el, "Deny").click();
+    assert.deepEqual(model.sentOf("resume"), [{ kind: "resume", interruptId: "i2", status: "cancelled" }]);
+  });
+});
+
+describe("the state panel", () => {
+  const state = { city: "Paris", todos: [{ text: "buy milk", done: false }], "a/b~c": 1, long: "x".repeat(300) };
+
+  it("helps: pointer tokens, edit text and parsing", () => {
+    assert.equal(pointerToken("a/b~c"), "a~1b~0c");
+    assert.equal(editText("plain"), "plain");
+    assert.equal(editText(42), "42");
+    assert.deepEqual(parseEdit('{"a": 1}'), { a: 1 });
+    assert.equal(parseEdit("true"), true);
+    assert.equal(parseEdit("hello there"), "hello there");
+  });
+
+  it("shows the state as a tree, live, and folds", async () => {
+    const { model, el } = await connected([], new FakeModel(), state);
+    assert.equal(button(el, "Show state").getAttribute("aria-pressed"), "false");
+    button(el, "Show state").click();
+    await settle();
+    assert.equal(button(el, "Show state").getAttribute("aria-pressed"), "true");
+    const panel = el.querySelector('[aria-label="Shared state"]') as HTMLElement;
+    assert.ok(panel);
+    assert.match(panel.textContent ?? "", /city.*"Paris"/);
+    assert.match(panel.textContent ?? "", /buy milk/);
+    assert.ok(!(panel.textContent ?? "").includes("x".repeat(300)), "a long string is cut");
+    button(panel, "all 300 characters").click();
+    await settle();
+    assert.ok((panel.textContent ?? "").includes("x".repeat(300)));
+    button(panel, "Collapse todos").click();
+    await settle();
+    assert.ok(!(panel.textContent ?? "").includes("buy milk"));
+    model.kernel({ kind: "events", events: [ev.runStarted(), { type: "STATE_DELTA", delta: [{ op: "replace", path: "/city", value: "Oslo" }] }] });
+    await settle();
+    assert.match(panel.textContent ?? "", /"Oslo"/);
+  });
+
+  it("edits a leaf: Enter sends a state_edit replace, JSON when it parses; Escape cancels", async () => {
+    const { model, el } = await connected([], new FakeModel(), state);
+    button(el, "Show state").click();
+    await settle();
+    button(el, "Edit todos/0/done").click();
+    await settle();
+    const box = textbox(el, "New value for todos/0/done");
+    assert.equal(box.value, "false");
+    box.value = "true";
+    press(box, "Enter");
+    assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/todos/0/done", value: true }] }]);
+    await settle();
+    assert.equal((globalThis as any).document.activeElement?.getAttribute("aria-label"), "Edit todos/0/done", "the focus goes back to the value");
+
+    button(el, "Edit city").click();
+    await settle();
+    const city = textbox(el, "New value for city");
+    city.value = "New York";
+    press(city, "Enter");
+    assert.deepEqual(model.sentOf("state_edit")[1], { kind: "state_edit", patch: [{ op: "replace", path: "/city", value: "New York" }] });
+    await settle();
+
+    button(el, "Edit a/b~c").click();
+    await settle();
+    const odd = textbox(el, "New value for a/b~c");
+    odd.value = "2";
+    press(odd, "Enter");
+    assert.deepEqual(model.sentOf("state_edit")[2], { kind: "state_edit", patch: [{ op: "replace", path: "/a~1b~0c", value: 2 }] });
+    await settle();
+
+    button(el, "Edit city").click();
+    await settle();
+    const cancelled = textbox(el, "New value for city");
+    cancelled.value = "Rome";
+    press(cancelled, "Escape");
+    await settle();
+    assert.equal(model.sentOf("state_edit").length, 3, "Escape sends nothing");
+    assert.equal(el.querySelector('input[aria-label="New value for city"]'), null);
+
+    // The kernel's patch comes back; the panel shows it.
+    model.kernel({ kind: "state_patch", patch: [{ op: "replace", path: "/city", value: "New York" }] });
+    await settle();
+    assert.match(el.querySelector('[aria-label="Shared state"]')?.textContent ?? "", /"New York"/);
+  });
+
+  it("edits a state that is not an object at its root", async () => {
+    const { model, el } = await connected([], new FakeModel(), 7);
+    button(el, "Show state").click();
+    await settle();
+    button(el, "Edit state").click();
+    await settle();
+    const box = textbox(el, "New value for state");
+    box.value = "[1, 2]";
+    press(box, "Enter");
+    assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "", value: [1, 2] }] }]);
+  });
+});
+
+describe("the event inspector", () => {
+  it("shows the snapshot's events and live ones, with ids, payloads and a filter", async () => {
+    const tail = [ev.runStarted("r0"), ev.textStart("m0"), ev.text("m0", "hello"), ev.textEnd("m0"), ev.runFinished("r0")];
+    const { model, el } = await connected([{ id: "m0", role: "assistant", content: "hello" }], new FakeModel(), {}, tail);
+    button(el, "Show events").click();
+    await settle();
+    const panel = el.querySelector('[aria-label="Events"]') as HTMLElement;
+    assert.equal(panel.querySelectorAll(".agui-event").length, 5);
+    model.kernel({ kind: "events", events: [ev.runStarted("r1"), ev.toolStart("c1", "search", "a1"), ev.toolArgs("c1", '{"q":1}')] });
+    await settle();
+    const rows = [...panel.querySelectorAll(".agui-event")];
+    assert.equal(rows.length, 8);
+    const start = rows[6] as HTMLElement;
+    assert.match(start.textContent ?? "", /TOOL_CALL_START/);
+    assert.match(start.querySelector(".agui-event-id")?.getAttribute("title") ?? "", /tool call c1/);
+    assert.match(start.textContent ?? "", /search/);
+    const details = start.querySelector("details") as HTMLDetailsElement;
+    details.open = true;
+    details.dispatchEvent(new win.Event("toggle"));
+    await settle();
+    assert.deepEqual(JSON.parse(start.querySelector("pre")?.textContent ?? ""), { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "search", parentMessageId: "a1" });
+
+    const filter = panel.querySelector('select[aria-label="Filter events by type"]') as HTMLSelectElement;
+    filter.value = "RUN_STARTED";
+    filter.dispatchEvent(new win.Event("change", { bubbles: true }));
+    await settle();
+    assert.deepEqual([...panel.querySelectorAll(".agui-event-type")].map((t) => t.textContent), ["RUN_STARTED", "RUN_STARTED"]);
+  });
+
+  it("keeps memory bounded: at most the last EVENT_LOG_LIMIT events (amortised), numbered on", async () => {
+    const { model, el } = await connected();
+    button(el, "Show events").click();
+    await settle();
+    const total = EVENT_LOG_LIMIT * 2 + 123;
+    for (let i = 0; i < total; i += 500) {
+      const batch = [];
+      for (let j = i; j < Math.min(total, i + 500); j++) batch.push({ type: "CUSTOM", name: `e${j}`, value: j });
+      model.kernel({ kind: "events", events: batch });
+    }
+    await settle();
+    const rows = el.querySelectorAll(".agui-event");
+    assert.equal(rows.length, RENDERED_ROWS, "only the newest rows are drawn");
+    const seqs = [...el.querySelectorAll(".agui-event-seq")].map((s) => Number(s.textContent));
+    assert.equal(seqs.at(-1), total, "rows keep their number after older events are dropped");
+    assert.match(el.querySelector(".agui-events .agui-panel-note")?.textContent ?? "", /last 2,000 kept/);
+    const kept = [...el.querySelectorAll(".agui-event-preview")].at(-1)?.textContent;
+    assert.equal(kept, `e${total - 1}`);
+    assert.ok(el.querySelector(".agui-events")?.textContent?.includes("earlier events"));
+  });
+});
+
+describe("accessible names", () => {
+  it("keeps Message, Send and Stop, and names every control", async () => {
+    const { model, el } = await connected(conversation);
+    assert.ok(textbox(el, "Message"));
+    button(el, "Send");
+    for (const name of ["Show state", "Show events", "Clear conversation", "Regenerate", "Edit message"]) button(el, name);
+    model.set("status", "running");
+    await settle();
+    button(el, "Stop");
+    for (const b of el.querySelectorAll("button")) {
+      const name = b.getAttribute("aria-label") ?? b.textContent?.trim();
+      assert.ok(name, `a button without a name: ${b.outerHTML.slice(0, 120)}`);
+    }
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * Sanitisation: the payloads of ./xss-payloads.ts placed everywhere the view shows content from
+ * the agent, a tool or the state. Nothing may run, and the DOM may hold nothing that could.
+ */
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeEach, describe, it } from "node:test";
+import { doc, FakeModel, settle } from "./dom";
+import { ev } from "./helpers";
+import { button, connected, maybeButton } from "./mount";
+import { XSS_PAYLOADS } from "./xss-payloads";
+import { IncrementalMarkdown } from "../src/markdown/incremental";
+import { isPlainStyle, sanitizeToFragment } from "../src/markdown/sanitize";
+
+const MATHML = "http://www.w3.org/1998/Math/MathML";
+const FORBIDDEN = ["script", "iframe", "object", "embed", "style", "form", "base", "meta", "frame", "frameset", "applet", "link", "noscript", "template", "foreignobject"];
+const URL_ATTRIBUTES = ["href", "src", "action", "formaction", "xlink:href", "data", "background", "poster", "srcset", "codebase", "cite"];
+const BAD_URL = /^[\s\u0000-\u001f]*(?:javascript|vbscript|livescript|data:(?!image\/(?:png|gif|jpe?g|webp);))/i;
+const EVENTS = ["load", "error", "toggle", "focus", "mouseover", "animationstart", "begin", "start"];
+
+const win = (globalThis as unknown as { window: Window & { Event: typeof Event; __xss?: (n: unknown) => void } }).window;
+let calls: unknown[] = [];
+beforeEach(() => {
+  calls = [];
+  win.__xss = (n: unknown) => calls.push(n);
+});
+
+/** Everything under `root` is inert: no executable element, handler, URL or style. */
+function assertInert(root: Element, where: string): void {
+  const all = [root, ...root.querySelectorAll("*")];
+  for (const el of all) {
+    const tag = el.localName.toLowerCase();
+    // The view's own forms (answer boxes, schema forms) are allowed; none may come from content.
+    const ours = tag === "form" && (el.classList.contains("agui-form") || el.classList.contains("agui-ask")) && !el.closest(".agui-md");
+    assert.ok(!FORBIDDEN.includes(tag) || ours, `${where}: a <${tag}> element`);
+    if (tag === "svg") {
+      // Only the view's own icons (drawn with DOM calls, never from content).
+      assert.ok(el.classList.contains("agui-icon"), `${where}: an <svg> that is not an icon`);
+      for (const child of el.querySelectorAll("*")) assert.ok(["path", "rect"].includes(child.localName), `${where}: <${child.localName}> in an icon`);
+    }
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase();
+      assert.ok(!name.startsWith("on"), `${where}: <${tag} ${name}="${attr.value}">`);
+      assert.notEqual(name, "srcdoc", `${where}: srcdoc`);
+      if (URL_ATTRIBUTES.includes(name) || name.endsWith(":href")) {
+        assert.ok(!BAD_URL.test(attr.value), `${where}: <${tag} ${name}="${attr.value}">`);
+      }
+      if (name === "style") {
+        assert.equal(el.namespaceURI, MATHML, `${where}: a style attribute on <${tag}>`);
+        assert.ok(isPlainStyle(attr.value), `${where}: style "${attr.value}"`);
+      }
+    }
+  }
+  // Give every element the events the payloads hook: a surviving handler would call __xss.
+  for (const el of all) {
+    for (const type of EVENTS) el.dispatchEvent(new win.Event(type, { bubbles: false }));
+  }
+  assert.deepEqual(calls, [], `${where}: a payload ran`);
+}
+
+describe("the payload list", () => {
+  it("has at least 30 payloads, and the JSON copy for the browser tests matches", () => {
+    assert.ok(XSS_PAYLOADS.length >= 30, `${XSS_PAYLOADS.length} payloads`);
+    assert.equal(new Set(XSS_PAYLOADS).size, XSS_PAYLOADS.length, "no duplicates");
+    const root = process.env.AGUI_JS_ROOT ?? process.cwd();
+    const json = JSON.parse(readFileSync(join(root, "test", "xss-payloads.json"), "utf8")) as unknown;
+    assert.deepEqual(json, XSS_PAYLOADS, "test/xss-payloads.json is out of date: run `npm run xss-json`");
+  });
+
+  it("would be caught: a handler that survives does run in this DOM", () => {
+    const probe = doc.createElement("div");
+    probe.innerHTML = '<img src="x" onerror="__xss(\'probe\')">';
+    probe.querySelector("img")?.dispatchEvent(new win.Event("error"));
+    assert.deepEqual(calls, ["probe"]);
+    calls = [];
+  });
+});
+
+describe("the sanitiser", () => {
+  it("makes every payload inert when given it as HTML", () => {
+    for (const payload of XSS_PAYLOADS) {
+      const holder = doc.createElement("div");
+      holder.appendChild(sanitizeToFragment(payload, payload));
+      assertInert(holder, `HTML ${JSON.stringify(payload)}`);
+    }
+  });
+
+  it("makes every payload inert as Markdown, at once and streamed", () => {
+    for (const payload of XSS_PAYLOADS) {
+      const once = doc.createElement("div");
+      new IncrementalMarkdown(once).update(payload, false);
+      assertInert(once, `Markdown ${JSON.stringify(payload)}`);
+      const streamed = doc.createElement("div");
+      const renderer = new IncrementalMarkdown(streamed);
+      for (let end = 4; end < payload.length; end += 4) {
+        renderer.update(payload.slice(0, end), true);
+        assertInert(streamed, `streaming Markdown ${JSON.stringify(payload.slice(0, end))}`);
+      }
+      renderer.update(payload, false);
+      assertInert(streamed, `streamed Markdown ${JSON.stringify(payload)}`);
+    }
+  });
+});
+
+/** A JSON object whose keys and values are the payloads. */
+const payloadObject = () => Object.fromEntries(XSS_PAYLOADS.map((p, i) => [p, { [`v${i}`]: p, list: [p] }]));
+const all = XSS_PAYLOADS.join("\n\n");
+
+describe("the view, with payloads in every place", () => {
+  it("in user, assistant, reasoning, activity and system messages", async () => {
+    const messages: unknown[] = [];
+    XSS_PAYLOADS.forEach((p, i) => {
+      messages.push({ id: `u${i}`, role: "user", content: p });
+      messages.push({ id: `a${i}`, role: "assistant", content: p });
+    });
+    messages.push({ id: "r", role: "reasoning", content: all });
+    messages.push({ id: "act", role: "activity", activityType: XSS_PAYLOADS[0], content: payloadObject() });
+    messages.push({ id: "sys", role: "system", content: all });
+    const { el } = await connected(messages);
+    assert.equal(el.querySelectorAll(".agui-row-user").length, XSS_PAYLOADS.length);
+    for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
+    await settle();
+    assertInert(el, "messages");
+  });
+
+  it("in an answer streamed token by token", async () => {
+    const { model, el } = await connected([{ id: "u", role: "user", content: "go" }]);
+    model.set("status", "running");
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.textStart("a1")] });
+    for (let at = 0; at < all.length; at += 40) {
+      model.kernel({ kind: "events", events: [ev.text("a1", all.slice(at, at + 40))] });
+      if (at % 400 === 0) {
+        await settle(5);
+        assertInert(el, `streaming, at ${at}`);
+      }
+    }
+    model.kernel({ kind: "events", events: [ev.textEnd("a1"), ev.runFinished()] });
+    model.set("status", "idle");
+    await settle();
+    assertInert(el, "streamed answer");
+  });
+
+  it("in tool names, arguments, results and errors", async () => {
+    const { model, el } = await connected([{ id: "u", role: "user", content: "go" }]);
+    const events: unknown[] = [ev.runStarted()];
+    XSS_PAYLOADS.forEach((p, i) => {
+      events.push(ev.toolStart(`c${i}`, p, "a1"));
+      events.push(ev.toolArgs(`c${i}`, JSON.stringify({ [p]: p, nested: { text: p } })));
+      events.push(ev.toolEnd(`c${i}`));
+      events.push(ev.toolResult(`t${i}`, `c${i}`, i % 2 ? p : JSON.stringify({ html: p, [p]: [p] })));
+    });
+    // One call whose arguments are still streaming, raw.
+    events.push(ev.toolStart("open", "open_call", "a1"), ev.toolArgs("open", all));
+    model.kernel({ kind: "events", events });
+    await settle();
+    assertInert(el, "tool calls");
+    model.kernel({ kind: "events", events: [ev.toolEnd("open"), ev.runError(all)] });
+    model.kernel({ kind: "messages", start: 0, messages: [{ id: "u", role: "user", content: "go" }, { id: "a1", role: "assistant", toolCalls: [{ id: "c0", type: "function", function: { name: XSS_PAYLOADS[1], arguments: all } }] }, { id: "t0", role: "tool", toolCallId: "c0", content: all, error: all }, { id: "orphan", role: "tool", toolCallId: "nowhere", content: all }] });
+    await settle();
+    for (const fold of el.querySelectorAll(".agui-fold")) (fold as HTMLButtonElement).click();
+    await settle();
+    assertInert(el, "tool results and errors");
+  });
+
+  it("in state keys and values, with every node open and edited", async () => {
+    const state = payloadObject();
+    const { model, el } = await connected([], new FakeModel(), state);
+    button(el, "Show state").click();
+    await settle();
+    // Open every closed node, then show every long string whole.
+    for (let round = 0; round < 5; round++) {
+      const closed = [...el.querySelectorAll('.agui-tree-toggle[aria-expanded="false"]')] as HTMLButtonElement[];
+      if (closed.length === 0) break;
+      for (const b of closed) b.click();
+      await settle(10);
+    }
+    for (const b of el.querySelectorAll(".agui-leaf button[aria-expanded='false']")) (b as HTMLButtonElement).click();
+    await settle();
+    assert.ok(el.querySelectorAll(".agui-leaf").length >= XSS_PAYLOADS.length);
+    assertInert(el, "state panel");
+    // A state_patch bringing more payloads, and an edit box holding one.
+    model.kernel({ kind: "state_patch", patch: [{ op: "add", path: "/extra", value: all }] });
+    await settle();
+    const leaf = el.querySelector(".agui-leaf-value") as HTMLButtonElement;
+    leaf.click();
+    await settle();
+    assertInert(el, "state panel after a patch, editing");
+  });
+
+  it("in the event inspector, with every row open", async () => {
+    const events = XSS_PAYLOADS.flatMap((p, i) => [
+      { type: "TEXT_MESSAGE_CONTENT", messageId: p, delta: p },
+      i % 2 ? { type: "CUSTOM", name: p, value: { [p]: p } } : { type: "STEP_STARTED", stepName: p },
+      { type: `UNKNOWN_${i % 5}`, payload: p },
+    ]);
+    const { model, el } = await connected([], new FakeModel(), {}, events);
+    button(el, "Show events").click();
+    await settle();
+    model.kernel({ kind: "events", events: [ev.runStarted(), { type: "STATE_SNAPSHOT", snapshot: payloadObject() }, { type: "RAW", event: all }] });
+    await settle();
+    for (const more of el.querySelectorAll(".agui-events .agui-btn")) (more as HTMLButtonElement).click();
+    await settle();
+    for (const details of el.querySelectorAll(".agui-event details")) {
+      (details as HTMLDetailsElement).open = true;
+      details.dispatchEvent(new win.Event("toggle"));
+    }
+    await settle();
+    assert.ok(el.querySelectorAll(".agui-event pre").length > XSS_PAYLOADS.length);
+    assertInert(el, "event inspector");
+  });
+
+  it("in what the chat waits for: tool arguments, questions, choices, forms and interrupts", async () => {
+    const schema = {
+      type: "object",
+      required: [XSS_PAYLOADS[0]],
+      properties: Object.fromEntries(
+        XSS_PAYLOADS.map((p, i) => [p, i % 3 === 0 ? { type: "string", title: p, description: p, default: p } : i % 3 === 1 ? { enum: [p, i], title: p } : { type: "boolean", title: p, description: p }]),
+      ),
+    };
+    const tools = [
+      { name: "confirm_it", description: all, parameters: {}, ui: "confirm", handler: null },
+      { name: "ask_it", description: all, parameters: {}, ui: "ask", handler: null },
+      { name: "fill_it", description: all, parameters: schema, ui: "form", handler: null },
+      { name: "manual_it", description: all, parameters: {}, ui: "manual", handler: null },
+    ];
+    const model = new FakeModel({ frontend_tools: tools });
+    const { el } = await connected([], model);
+    const args = { question: all, choices: XSS_PAYLOADS, html: all, title: XSS_PAYLOADS[2], schema };
+    model.set("pending", [
+      ...tools.map((t, i) => ({ kind: "tool", toolCallId: `p${i}`, name: t.name, args, argsText: JSON.stringify(args) })),
+      { kind: "tool", toolCallId: "ask-free", name: "ask_it", args: { question: all }, argsText: "" },
+      { kind: "interrupt", interruptId: "i1", reason: all, message: all, toolCallId: null, name: XSS_PAYLOADS[3], args, responseSchema: schema },
+      { kind: "interrupt", interruptId: "i2", reason: all, message: null, toolCallId: null, name: null, args: all, responseSchema: null },
+    ]);
+    model.set("status", "waiting");
+    model.set("queued", XSS_PAYLOADS.map((p, i) => ({ id: `q${i}`, text: p })));
+    model.set("error", all);
+    model.kernel({ kind: "notice", level: "error", text: all });
+    await settle();
+    assert.ok(el.querySelectorAll(".agui-card").length >= 6);
+    // Submit a form with its defaults so the error messages show too.
+    for (const form of el.querySelectorAll("form")) form.dispatchEvent(new win.Event("submit", { bubbles: true, cancelable: true }));
+    await settle();
+    assertInert(el, "pending, queued, notices, error");
+    assert.ok(maybeButton(el, "Approve") === null || el.querySelectorAll("button").length > 0);
+  });
+});

@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib.metadata import PackageNotFoundError, version
 
 from ._session import Run
-from ._tools import FrontendTool, ask_tool, confirm_tool, js_tool
+from ._tools import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
 from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
 
@@ -29,5 +29,6 @@ __all__ = [
     "__version__",
     "ask_tool",
     "confirm_tool",
+    "form_tool",
     "js_tool",
 ]

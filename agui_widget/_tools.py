@@ -90,6 +90,16 @@ def ask_tool(
     return FrontendTool(name, description, parameters, ui="ask")
 
 
+def form_tool(name: str, description: str, schema: Mapping[str, Any]) -> FrontendTool:
+    """A form the user fills in, rendered from ``schema`` (a JSON Schema object); answered with its values.
+
+    The model calls the tool with prefilled values as arguments; the view shows the form with them.
+    """
+    if schema.get("type", "object") != "object":
+        raise ValueError(f"form tool {name!r}: the schema must describe an object")
+    return FrontendTool(name, description, dict(schema), ui="form")
+
+
 def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> list[FrontendTool]:
     """Accept FrontendTool, ag_ui ``Tool`` or a plain dict; reject anything else clearly."""
     result: list[FrontendTool] = []

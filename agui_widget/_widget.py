@@ -85,6 +85,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             given = {tool.name for tool in frontend}
             frontend = [t for t in runnable.frontend_tools if t.name not in given] + frontend
         self._syncing = True  # the initial values come from the session: nothing to echo back
+        self._loop = _running_loop()
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._window = batch_window
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
@@ -263,6 +264,18 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     # -- requests from views ------------------------------------------------------------------
 
     def _on_view_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        # JupyterLab may deliver comm messages on a kernel subshell thread (ipykernel >= 7).
+        # Runs, futures and timers live on the loop the chat was made on: hand the request there.
+        loop = self._loop
+        if loop is not None and _running_loop() is not loop:
+            try:
+                loop.call_soon_threadsafe(self._handle_view_message, content)
+            except RuntimeError:  # that loop is closed
+                log.warning("agui-widget: a view request arrived after the kernel's loop closed")
+            return
+        self._handle_view_message(content)
+
+    def _handle_view_message(self, content: Any) -> None:
         request = _wire.parse_request(content)
         if request is None:
             return
@@ -314,6 +327,13 @@ class _Syncing:
 
     def __exit__(self, *exc: object) -> None:
         self.chat._syncing = self.outer
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 def _utf16_length(content: Any) -> int:

@@ -335,18 +335,33 @@ class FakeFrontEnd:
             raise HarnessError(f"the cell opened no widget comm ending in {suffix!r}; comms seen: {known}")
         return mine[-1]
 
-    def send_comm(self, comm_id: str, data: Any) -> dict[str, Any]:
-        """Send a raw ``comm_msg`` to the kernel (what a view's model does)."""
+    async def create_subshell(self, timeout: float = 10.0) -> str:
+        """A kernel subshell (ipykernel >= 7), as JupyterLab makes for widget comms; returns its id."""
+        self._ensure_running()
+        request = self.kc.session.msg("create_subshell_request", {})
+        self.kc.control_channel.send(request)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            reply = await self.kc.control_channel.get_msg(timeout=max(0.1, deadline - time.monotonic()))
+            if reply["parent_header"].get("msg_id") == request["header"]["msg_id"]:
+                assert reply["content"].get("status") == "ok", reply["content"]
+                return reply["content"]["subshell_id"]
+        raise HarnessError("no reply to create_subshell_request")
+
+    def send_comm(self, comm_id: str, data: Any, *, subshell_id: str | None = None) -> dict[str, Any]:
+        """Send a raw ``comm_msg`` to the kernel (what a view's model does), on a subshell if given."""
         self._ensure_running()
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
+        if subshell_id is not None:
+            msg["header"]["subshell_id"] = subshell_id
         self.kc.shell_channel.send(msg)
         self.sent.append(msg)
         return msg
 
-    def send_custom(self, widget: WidgetComm | str, content: Any) -> dict[str, Any]:
+    def send_custom(self, widget: WidgetComm | str, content: Any, *, subshell_id: str | None = None) -> dict[str, Any]:
         """What anywidget's ``model.send(content)`` does in a view."""
         comm_id = widget.comm_id if isinstance(widget, WidgetComm) else widget
-        return self.send_comm(comm_id, {"method": "custom", "content": content})
+        return self.send_comm(comm_id, {"method": "custom", "content": content}, subshell_id=subshell_id)
 
     # -- waiting ----------------------------------------------------------------------------
 

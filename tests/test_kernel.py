@@ -274,6 +274,37 @@ async def test_d_a_frontend_tool_answered_by_the_view_gets_its_follow_up(fe):
     assert_clean(fe)
 
 
+async def test_requests_arriving_on_a_subshell_are_handled_on_the_kernel_loop(fe):
+    """JupyterLab sends widget comms on a kernel subshell thread; runs must still live on the main loop."""
+    chat = await open_chat(fe, state='{"todos": [{"text": "a", "done": False}]}')
+    subshell = await fe.create_subshell()
+    # ipykernel routes a comm's incoming messages to the subshell its last reply went to; in
+    # JupyterLab (commsOverSubshells) that is a subshell thread. Put this widget's comm there.
+    await fe.execute(f"chat.comm._reply_subshell_id = {subshell!r}")
+    await fe.execute(
+        "import threading\n"
+        "threads = []\n"
+        "_send = chat._session.send\n"
+        "def _spy(text):\n"
+        "    threads.append(threading.current_thread().name)\n"
+        "    return _send(text)\n"
+        "chat._session.send = _spy\n"
+    )
+    answered = len(chat.updates)
+    fe.send_custom(chat, {"kind": "send", "text": "delete my list"}, subshell_id=subshell)
+    pending = await fe.wait_for_trait(chat, "pending", has_pending("interrupt"), 10)
+    fe.send_custom(
+        chat,
+        {"kind": "resume", "interruptId": pending[0]["interruptId"], "status": "resolved", "payload": {"approved": True}},
+        subshell_id=subshell,
+    )
+    # The follow-up run must go on by itself, without any other request reaching the kernel.
+    assert await until_turn_ends(fe, chat, answered, 10) == "idle"
+    assert await fe.evaluate("threads") == ["MainThread"]
+    assert await fe.evaluate("chat.state") == {"todos": []}
+    assert_clean(fe)
+
+
 # -- (e) an interrupt answered by the view ------------------------------------------------------
 
 

@@ -84,12 +84,12 @@ class Run:
 
     @property
     def reply(self) -> str:
-        """The text of the assistant messages this turn produced, joined."""
-        return "".join(
-            event.delta  # type: ignore[attr-defined]
-            for event in self.events
-            if event.type == EventType.TEXT_MESSAGE_CONTENT
-        )
+        """The text of the messages this turn streamed, one paragraph per message."""
+        texts: dict[str, list[str]] = {}
+        for event in self.events:
+            if event.type == EventType.TEXT_MESSAGE_CONTENT:
+                texts.setdefault(event.message_id, []).append(event.delta)  # type: ignore[attr-defined]
+        return "\n\n".join("".join(parts) for parts in texts.values())
 
     def __await__(self):  # type: ignore[no-untyped-def]
         return self._future.__await__()

@@ -43,6 +43,8 @@ class FunctionAgent:
 
 ACCEPTED = """AgentChat(agent) accepts:
   - nothing (None): the built-in demo agent;
+  - a Langroid ChatAgent or Task;
+  - a LangChain chat model, Runnable, or LangGraph graph (create_agent agents included);
   - any object with run(input: RunAgentInput) -> AsyncIterator[BaseEvent] (an AG-UI agent, e.g.
     ag-ui-langgraph's LangGraphAgent or ag-ui-adk's ADKAgent), or FunctionAgent(fn) for a function
     that returns such an iterator;
@@ -54,12 +56,11 @@ def as_agent(obj: Any) -> Agent:
     """The agent to run for what the user passed, or a TypeError that lists what is accepted."""
     if obj is None:
         return DemoAgent()
-    module = type(obj).__module__ or ""
-    if module.startswith("langroid"):
+    if _comes_from(obj, "langroid"):
         from ._langroid import langroid_agent  # imports langroid: only when one is given
 
         return langroid_agent(obj)
-    if module.startswith(("langchain", "langgraph")):
+    if _comes_from(obj, "langchain", "langgraph"):
         from ._langchain import langchain_agent  # imports langchain: only when one is given
 
         return langchain_agent(obj)
@@ -75,6 +76,21 @@ def as_agent(obj: Any) -> Agent:
     raise TypeError(f"AgentChat cannot run a {type(obj).__name__}.\n\n" + ACCEPTED)
 
 
+def _comes_from(obj: Any, *packages: str) -> bool:
+    """Whether ``obj``'s class or any base class is defined in one of ``packages``.
+
+    Looked up by module name, so nothing is imported; a user's own subclass (say a chat model
+    defined in the notebook) counts through its bases.
+    """
+    if isinstance(obj, (AgentAdapter, type)):
+        return False
+    for cls in type(obj).__mro__:
+        module = getattr(cls, "__module__", "") or ""
+        if module.startswith(packages):  # langchain, langchain_core, langchain_openai, ...
+            return True
+    return False
+
+
 def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
     """``run`` of an AG-UI agent takes one input and returns an async iterator."""
     if inspect.isasyncgenfunction(run):
@@ -85,6 +101,22 @@ def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
         return True
     params = [p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return len(params) >= 1
+
+
+_LAZY = {
+    "langchain": ("LangChainAgent", "agui_middleware", "AGUIMiddleware", "create_agui_agent", "AGUICallbackHandler", "AGUIOptions"),
+    "langroid": ("LangroidAgent",),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The framework adapters, imported on first use (their frameworks take seconds to import)."""
+    for module, names in _LAZY.items():
+        if name in names:
+            import importlib
+
+            return getattr(importlib.import_module(f".{module}", __name__), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = [

@@ -66,7 +66,11 @@ class EventStream:
     """Builds one run's events and keeps the bookkeeping framing needs.
 
     Every helper returns a list of events; adapters yield those lists. Events an adapter builds by
-    hand pass through :meth:`accept`, so the same rules hold for them.
+    hand pass through :meth:`accept` when they are yielded, so the same rules hold for them.
+
+    Build and yield in order: a helper sees the bookkeeping of what was yielded before it. A
+    hand-built event and helper calls in one list (``[*text(..), start, *end_text()]``) can end up
+    out of order; yield the hand-built event first, or pass it through :meth:`accept` yourself.
     """
 
     def __init__(self, input: RunAgentInput) -> None:
@@ -144,6 +148,11 @@ class EventStream:
             if name in self._open_steps:
                 self._open_steps.remove(name)
         return [*before, event]
+
+    @property
+    def open_text_id(self) -> str | None:
+        """The id of the assistant message being streamed, if one is open."""
+        return self._text_id
 
     # -- text --------------------------------------------------------------------------------
 
@@ -237,6 +246,7 @@ class EventStream:
         tool_call_id: str | None = None,
         response_schema: dict[str, Any] | None = None,
         interrupt_id: str | None = None,
+        metadata: dict[str, Any] | None = None,
     ) -> Interrupt:
         """Ask for something from outside; the run then finishes with an interrupt outcome."""
         item = Interrupt(
@@ -245,6 +255,7 @@ class EventStream:
             message=message,
             tool_call_id=tool_call_id,
             response_schema=response_schema,
+            metadata=metadata,
         )
         self._interrupts.append(item)
         return item

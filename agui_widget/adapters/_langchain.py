@@ -1,15 +1,11 @@
-"""LangChain chat models, Runnables and LangGraph graphs as AG-UI agents."""
+"""LangChain chat models, Runnables and LangGraph graphs as AG-UI agents.
+
+``as_agent`` imports this module only when it is given a LangChain or LangGraph object; the
+implementation lives in :mod:`agui_widget.adapters.langchain`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from .langchain import LangChainAgent, langchain_agent
 
-
-def langchain_agent(obj: Any) -> Any:
-    """The AG-UI agent for a LangChain chat model, Runnable or LangGraph graph."""
-    from . import ACCEPTED
-
-    raise TypeError(
-        "LangChain objects are not supported by this version of agui-widget yet; ag-ui-langgraph's "
-        "LangGraphAgent(graph=...) works today.\n\n" + ACCEPTED
-    )
+__all__ = ["LangChainAgent", "langchain_agent"]

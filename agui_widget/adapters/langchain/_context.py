@@ -1,0 +1,63 @@
+"""What one AG-UI run hands to the LangChain code it runs: the frontend tools and the context.
+
+The adapter puts a :class:`RunContext` into ``config["configurable"]["agui"]``; LangChain and
+LangGraph pass the config down to every node, model call and tool, where :func:`run_context`
+finds it. Nothing about the UI is stored in the agent's state or its checkpoints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import Context, Tool
+
+from ._messages import context_text, tool_specs
+
+CONFIG_KEY = "agui"
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """The AG-UI side of one run: ids, the frontend tools and the application's context."""
+
+    thread_id: str = ""
+    run_id: str = ""
+    tools: Sequence[Tool] = field(default_factory=tuple)
+    context: Sequence[Context] = field(default_factory=tuple)
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        return frozenset(tool.name for tool in self.tools)
+
+    def tool_specs(self, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+        return tool_specs(self.tools, exclude=exclude)
+
+    def context_text(self) -> str | None:
+        return context_text(self.context) if self.context else None
+
+
+def run_context(config: Any = None) -> RunContext | None:
+    """The current AG-UI run's context, from ``config`` or from the LangGraph/LangChain context."""
+    if config is None:
+        try:
+            from langchain_core.runnables.config import var_child_runnable_config
+
+            config = var_child_runnable_config.get()
+        except Exception:  # pragma: no cover - outside any runnable
+            config = None
+    if not isinstance(config, dict):
+        return None
+    found = (config.get("configurable") or {}).get(CONFIG_KEY)
+    return found if isinstance(found, RunContext) else None
+
+
+def frontend_tools(config: Any = None) -> list[dict[str, Any]]:
+    """The frontend tools of the current AG-UI run, as tool dicts any ``bind_tools`` accepts.
+
+    For your own graph nodes: ``model.bind_tools([*my_tools, *frontend_tools(config)])``. When the
+    model calls one, end the run (route to ``END``); the chat answers it and runs the agent again.
+    """
+    context = run_context(config)
+    return context.tool_specs() if context else []

@@ -197,3 +197,15 @@ async def test_a_configurable_model_from_init_chat_model_is_a_chat_model():
     events = await collect(agent, make_input("hi"))
     assert text_of(events) == "Configured." and [m.content for m in fake.calls[0]] == ["hi"]
     checks(events)
+
+
+def test_a_chat_model_subclass_defined_in_a_notebook_is_recognised():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    from agui_widget.adapters import LangChainAgent, as_agent
+
+    class NotebookModel(GenericFakeChatModel):
+        pass
+
+    NotebookModel.__module__ = "__main__"
+    assert isinstance(as_agent(NotebookModel(messages=iter([]))), LangChainAgent)

@@ -35,6 +35,7 @@ from ag_ui.core import (
     RunFinishedEvent,
     RunStartedEvent,
     TextMessageEndEvent,
+    UserMessage,
 )
 from pydantic import TypeAdapter
 
@@ -222,17 +223,28 @@ class Session:
 
     # -- what the user does -------------------------------------------------------------------
 
-    def send(self, text: str) -> Run:
-        """Queue a user turn; it starts at once when no other turn is active."""
-        if not isinstance(text, str) or not text.strip():
-            raise ValueError("chat.send() needs some text")
+    def send(self, content: str | list[dict[str, Any]]) -> Run:
+        """Queue a user turn; it starts at once when no other turn is active.
+
+        ``content`` is text, or AG-UI content parts (text, image, audio, video, document).
+        """
+        if isinstance(content, str):
+            if not content.strip():
+                raise ValueError("chat.send() needs some text")
+            text = content
+        else:
+            parts = UserMessage(id="check", content=content).model_dump(mode="json", by_alias=True, exclude_none=True)
+            content = parts["content"]
+            text = " ".join(p["text"] for p in content if p.get("type") == "text")
+            if not content:
+                raise ValueError("chat.send() needs some content")
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             raise RuntimeError(
                 "chat.send() needs a running event loop: call it from a notebook cell or inside asyncio.run()"
             ) from None
-        message = {"id": new_id("user"), "role": "user", "content": text}
+        message = {"id": new_id("user"), "role": "user", "content": content}
         run = Run(text, message, loop)
         self.queue.append(run)
         self._changed_status()
@@ -316,13 +328,13 @@ class Session:
         self.listener.session_messages(0)
         self._changed_status()
 
-    def truncate_and_send(self, index: int, text: str) -> Run:
-        """Drop the transcript from ``index`` on and send ``text`` (edit and regenerate)."""
+    def truncate_and_send(self, index: int, content: str | list[dict[str, Any]]) -> Run:
+        """Drop the transcript from ``index`` on and send ``content`` (edit and regenerate)."""
         if self.active is not None:
             raise RuntimeError("wait for the active run to end, or stop it, before editing the conversation")
         self.messages = self.messages[:index]
         self.listener.session_messages(index)
-        return self.send(text)
+        return self.send(content)
 
     # -- the client loop ----------------------------------------------------------------------
 

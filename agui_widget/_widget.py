@@ -121,9 +121,13 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         """The agent this chat runs (after wrapping, for plain callables)."""
         return self._session.agent
 
-    def send(self, text: str) -> Run:  # type: ignore[override]
-        """Add a user message and start a run; returns at once. ``await`` the Run to wait for it."""
-        return self._session.send(text)
+    def send(self, content: str | list[dict[str, Any]]) -> Run:  # type: ignore[override]
+        """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
+
+        ``content`` is text, or AG-UI content parts (``{"type": "text", "text": ...}``,
+        ``{"type": "image", "source": {...}}``, ...).
+        """
+        return self._session.send(content)
 
     def stop(self) -> None:
         """Stop the active run: what it said so far stays, closed and marked as stopped."""
@@ -174,7 +178,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         index = _last_index(self.messages, "user")
         if index is None:
             raise ValueError("there is no user message to regenerate an answer for")
-        return self._session.truncate_and_send(index, _text_of(self.messages[index]))
+        return self._session.truncate_and_send(index, self.messages[index]["content"])
 
     def edit(self, message_id: str, text: str) -> Run:
         """Replace a user message's text, drop what followed it, and run again."""

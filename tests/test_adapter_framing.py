@@ -133,3 +133,18 @@ def test_errors_say_what_to_do(exc, expected, monkeypatch):
     message, code = describe_exception(exc)
     assert expected in message
     assert code
+
+
+async def test_tool_calls_after_a_result_do_not_attach_to_the_earlier_message():
+    def script(s: EventStream):
+        yield s.text("first turn")
+        first = s.tool_call("lookup", {})
+        yield first
+        yield s.tool_result(first[0].tool_call_id, "found")
+        yield s.tool_call("lookup", {"again": True})  # the model's next turn: no text before it
+
+    events = await collect(Scripted(script), make_input("x"))
+    starts = [e for e in events if e.type == EventType.TOOL_CALL_START]
+    assert starts[0].parent_message_id == events[1].message_id
+    assert starts[1].parent_message_id is None
+    assert_valid_streams([events])

@@ -263,3 +263,22 @@ async def test_events_are_ag_ui_objects():
 def test_a_missing_agent_type_is_a_clear_error():
     with pytest.raises(TypeError, match="accepts"):
         AgentChat(42)
+
+
+async def test_regenerate_resends_every_part_of_the_user_message():
+    seen = []
+
+    def agent(messages):
+        seen.append(messages[-1]["content"])
+        return "ok"
+
+    chat = Captured(agent)
+    parts = [
+        {"type": "text", "text": "what is in this picture?"},
+        {"type": "image", "source": {"type": "url", "value": "https://example.org/cat.png"}},
+    ]
+    await chat.send(parts)
+    await chat.regenerate()
+    assert seen[0] == seen[1] == parts
+    assert [m["role"] for m in chat.messages] == ["user", "assistant"]
+    assert chat.messages[0]["content"] == parts

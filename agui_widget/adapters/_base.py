@@ -133,6 +133,7 @@ class EventStream:
             tool_call_id = event.tool_call_id  # type: ignore[attr-defined]
             if tool_call_id in self._unanswered:
                 self._unanswered.remove(tool_call_id)
+            self.last_text_id = None  # what follows a result belongs to the model's next turn
         elif kind == EventType.TEXT_MESSAGE_START:
             message_id = event.message_id  # type: ignore[attr-defined]
             if self._text_id != message_id:

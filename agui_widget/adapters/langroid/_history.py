@@ -1,0 +1,168 @@
+"""The AG-UI transcript as the Langroid message history a model call sends (imports Langroid).
+
+Every model call of a run rebuilds the history from the transcript, so what the model sees is what
+the chat shows: a follow-up run after a frontend tool sees the tool's real result, an edited or
+regenerated turn starts from the edited transcript, and nothing is sent twice. The rebuild also
+repairs what a stopped or failed run can leave behind (a tool call without a result, a user message
+without an answer) so providers that insist on well-formed histories accept it.
+
+Tool calls are rendered the way the agent's mode expects them: OpenAI ``tool_calls`` and ``tool``
+messages (tools API), ``function_call`` and ``function`` messages (functions API), or, in Langroid's
+JSON-tool mode, the tool JSON in the assistant's text and the results in a user message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal
+
+from langroid.language_models.base import (
+    LLMFunctionCall,
+    LLMMessage,
+    OpenAIToolCall,
+    Role,
+)
+
+Mode = Literal["tools", "functions", "json"]
+
+UNANSWERED_CALL = "(no result: this tool call was never answered)"
+UNANSWERED_TURN = "(no answer: this turn was stopped or failed before the assistant replied)"
+
+
+def tool_mode(agent: Any) -> Mode:
+    """How the agent's model calls tools: OpenAI tools API, functions API, or Langroid JSON tools."""
+    if agent.config.use_functions_api:
+        return "tools" if agent.config.use_tools_api else "functions"
+    return "json"
+
+
+def text_of(message: Mapping[str, Any]) -> str:
+    """A message's content as text (multimodal parts other than text are named, not sent)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if not isinstance(part, Mapping):
+                continue
+            if part.get("type") == "text":
+                parts.append(str(part.get("text", "")))
+            else:
+                kind = part.get("mimeType") or part.get("type") or "file"
+                parts.append(f"[{kind} attachment]")
+        return "\n".join(p for p in parts if p)
+    return ""
+
+
+def parse_args(arguments: Any) -> dict[str, Any]:
+    """Tool-call arguments (JSON text in AG-UI) as the dict Langroid keeps."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if not arguments:
+        return {}
+    try:
+        value = json.loads(arguments)
+    except (TypeError, ValueError):
+        return {"arguments": arguments}
+    return value if isinstance(value, dict) else {"arguments": value}
+
+
+def json_tool_text(name: str, args: Mapping[str, Any]) -> str:
+    """A tool call as Langroid's JSON-tool mode writes it."""
+    return json.dumps({"request": name, **args}, ensure_ascii=False)
+
+
+def to_llm_messages(
+    messages: Sequence[Mapping[str, Any]],
+    mode: Mode,
+    write_call: Callable[[str, dict[str, Any]], str] = json_tool_text,
+) -> list[LLMMessage]:
+    """The transcript (AG-UI messages as camelCase dicts) as Langroid ``LLMMessage``s, repaired.
+
+    ``write_call(name, args)`` writes a tool call into the text in JSON-tool mode.
+    """
+    results: dict[str, str] = {}
+    for message in messages:
+        if message.get("role") == "tool":
+            call_id = message.get("toolCallId")
+            if isinstance(call_id, str) and call_id not in results:
+                results[call_id] = text_of(message)
+
+    out: list[LLMMessage] = []
+    last: str | None = None  # the last conversational role, to spot unanswered user turns
+    for message in messages:
+        role = message.get("role")
+        if role == "user":
+            if last == "user":
+                out.append(LLMMessage(role=Role.ASSISTANT, content=UNANSWERED_TURN))
+            out.append(LLMMessage(role=Role.USER, content=text_of(message)))
+            last = "user"
+        elif role in ("system", "developer"):
+            text = text_of(message)
+            if text:
+                out.append(LLMMessage(role=Role.SYSTEM, content=text))
+        elif role == "assistant":
+            text = text_of(message)
+            calls = [
+                (
+                    str(call.get("id") or ""),
+                    str((call.get("function") or {}).get("name") or ""),
+                    parse_args((call.get("function") or {}).get("arguments")),
+                )
+                for call in message.get("toolCalls") or ()
+                if isinstance(call, Mapping)
+            ]
+            calls = [c for c in calls if c[0] and c[1]]
+            if not calls:
+                if text:
+                    out.append(LLMMessage(role=Role.ASSISTANT, content=text))
+                    last = "assistant"
+                continue
+            answers = [results.get(call_id, UNANSWERED_CALL) for call_id, _, _ in calls]
+            out.extend(_render_calls(mode, text, calls, answers, write_call))
+            last = "user" if mode == "json" else "tool"  # JSON mode sends results as a user message
+        # Tool messages travel with their call above; one without a call is dropped.
+    return out
+
+
+def _render_calls(
+    mode: Mode,
+    text: str,
+    calls: list[tuple[str, str, dict[str, Any]]],
+    answers: list[str],
+    write_call: Callable[[str, dict[str, Any]], str],
+) -> list[LLMMessage]:
+    if mode == "tools":
+        assistant = LLMMessage(
+            role=Role.ASSISTANT,
+            content=text or None,
+            tool_calls=[
+                OpenAIToolCall(id=call_id, function=LLMFunctionCall(name=name, arguments=args))
+                for call_id, name, args in calls
+            ],
+        )
+        return [assistant] + [
+            LLMMessage(role=Role.TOOL, tool_call_id=call_id, content=answer)
+            for (call_id, _, _), answer in zip(calls, answers)
+        ]
+    if mode == "functions":
+        rendered: list[LLMMessage] = []
+        for index, ((_, name, args), answer) in enumerate(zip(calls, answers)):
+            rendered.append(
+                LLMMessage(
+                    role=Role.ASSISTANT,
+                    content=(text or None) if index == 0 else None,
+                    function_call=LLMFunctionCall(name=name, arguments=args),
+                )
+            )
+            rendered.append(LLMMessage(role=Role.FUNCTION, name=name, content=answer))
+        return rendered
+    calls_text = "\n\n".join(write_call(name, args) for _, name, args in calls)
+    content = f"{text}\n\n{calls_text}" if text else calls_text
+    if len(calls) == 1:
+        results = answers[0]
+    else:
+        results = "\n\n".join(f"Result from {name}: {answer}" for (_, name, _), answer in zip(calls, answers))
+    return [LLMMessage(role=Role.ASSISTANT, content=content), LLMMessage(role=Role.USER, content=results)]

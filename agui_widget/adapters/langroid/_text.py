@@ -1,0 +1,229 @@
+"""Text helpers that need no Langroid: partial JSON, and keeping tool JSON out of streamed text.
+
+In Langroid's JSON-tool mode the model writes a tool call as JSON inside its reply
+(``{"request": "get_weather", "city": "Paris"}``, often after ``TOOL:`` or inside a fenced
+```json block). That JSON must become tool-call events, never assistant text, yet the reply
+streams token by token. :class:`ToolJsonFilter` passes text through as it arrives and holds back
+only what might be the start of tool JSON, until it knows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from typing import Any
+
+_TRIGGERS = ("{", "TOOL:", "```")
+
+
+def parse_partial_json(text: str) -> Any:
+    """The value a (possibly cut-off) JSON text describes so far, or None.
+
+    ``{"a": "hel`` gives ``{"a": "hel"}``; ``{"a": 1, "b`` gives ``{"a": 1}``. Used to follow tool
+    arguments while they stream.
+    """
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    stack: list[str] = []
+    in_string = escaped = False
+    cuts: list[tuple[int, tuple[str, ...]]] = []
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+            continue
+        if char == '"':
+            in_string = True
+        elif char in "{[":
+            stack.append("}" if char == "{" else "]")
+            cuts.append((index + 1, tuple(stack)))
+        elif char in "}]":
+            if stack:
+                stack.pop()
+            cuts.append((index + 1, tuple(stack)))
+        elif char == ",":
+            cuts.append((index, tuple(stack)))
+    tail = text[:-1] if escaped else text
+    candidates = [tail + ('"' if in_string else "") + "".join(reversed(stack))]
+    candidates += [text[:cut] + "".join(reversed(open_)) for cut, open_ in reversed(cuts[-8:])]
+    for candidate in candidates:
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+def match_brace(text: str, start: int) -> int | None:
+    """The index just past the object that opens at ``text[start] == "{"``, or None if unclosed."""
+    depth = 0
+    in_string = escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None
+
+
+def tool_name_of(obj: Any, known: Callable[[str], bool]) -> str | None:
+    """The tool a parsed JSON object calls (``request``, also nested in ``properties``), if known."""
+    if not isinstance(obj, dict):
+        return None
+    request = obj.get("request")
+    if request is None and isinstance(obj.get("properties"), dict):
+        request = obj["properties"].get("request")
+    return request if isinstance(request, str) and known(request) else None
+
+
+class ToolJsonFilter:
+    """Streams a reply's text while holding back what may be tool JSON.
+
+    ``feed(token)`` returns the text that is safe to show now; ``finish()`` returns the rest at the
+    end of the reply. Held back: from a ``{``, ``TOOL:`` or a code fence until the object it starts
+    is complete. A complete object that calls a known tool is dropped (with its ``TOOL:`` prefix or
+    its fence); anything else is released as text. ``candidate()`` is the tool JSON being held, for
+    following arguments while they stream.
+    """
+
+    def __init__(self, known: Callable[[str], bool] | Iterable[str]) -> None:
+        if not callable(known):
+            names = frozenset(known)
+            known = names.__contains__
+        self._known: Callable[[str], bool] = known
+        self._pending = ""  # text not yet shown: held back, or waiting to be classified
+        self._space = ""  # whitespace at the end of what was shown, sent with the next text
+        self.dropped: list[str] = []  # the tool JSON texts kept out of the text
+
+    def feed(self, token: str) -> str:
+        self._pending += token
+        return self._drain(final=False)
+
+    def finish(self) -> str:
+        return self._drain(final=True)
+
+    def candidate(self) -> str | None:
+        """The JSON object text held back so far (from its ``{``), if one is being held."""
+        start = self._pending.find("{")
+        return self._pending[start:] if start >= 0 else None
+
+    def _drain(self, final: bool) -> str:
+        out: list[str] = []
+        while self._pending:
+            start = _first_trigger(self._pending)
+            if start is None:
+                # Keep a possible trigger prefix at the very end ("TOO", "``") for the next token.
+                keep = 0 if final else _partial_trigger_suffix(self._pending)
+                self._show(out, self._pending[: len(self._pending) - keep])
+                self._pending = self._pending[len(self._pending) - keep :]
+                break
+            self._show(out, self._pending[:start])
+            self._pending = self._pending[start:]
+            decision = self._decide(self._pending, final)
+            if decision is None:
+                break  # undecided: wait for more text
+            kind, length = decision
+            if kind == "text":
+                self._show(out, self._pending[:length])
+            self._pending = self._pending[length:]
+        if final:
+            self._space = ""  # a reply does not end in whitespace (nor in the gap a tool call left)
+        return "".join(out)
+
+    def _show(self, out: list[str], text: str) -> None:
+        """Show ``text``, holding its trailing whitespace until more text follows."""
+        if not text:
+            return
+        text = self._space + text
+        body = text.rstrip(" \t\r\n")
+        self._space = text[len(body) :]
+        if body:
+            out.append(body)
+
+    def _decide(self, text: str, final: bool) -> tuple[str, int] | None:
+        """('tool', n) to drop ``text[:n]``, ('text', n) to release it, None to wait for more."""
+        index = 0
+        if text.startswith("TOOL:"):
+            index = _skip_space(text, 5)
+            if index >= len(text):
+                return ("text", len(text)) if final else None
+            if not (text.startswith("{", index) or text.startswith("```", index)):
+                if not final and "```".startswith(text[index:]):
+                    return None
+                return ("text", 5)
+        fenced = False
+        if text.startswith("```", index):
+            newline = text.find("\n", index)
+            if newline < 0:
+                return ("text", len(text)) if final else None
+            body = _skip_space(text, newline + 1)
+            if body >= len(text):
+                return ("text", len(text)) if final else None
+            if text[body] != "{":
+                return ("text", newline + 1)
+            index, fenced = body, True
+        if not text.startswith("{", index):
+            return ("text", max(index, 1))
+        end = match_brace(text, index)
+        if end is None:
+            return ("text", len(text)) if final else None
+        try:
+            obj = json.loads(text[index:end])
+        except ValueError:
+            obj = None
+        if tool_name_of(obj, self._known) is None:
+            return ("text", end)
+        length = end
+        if fenced:
+            after = _skip_space(text, end)
+            if text.startswith("```", after):
+                length = after + 3
+            elif not final and "```".startswith(text[after:]):
+                return None  # the closing fence may still come
+        if not final and length == len(text):
+            return None  # a newline after the call belongs to it
+        if text.startswith("\n", length):
+            length += 1
+        self.dropped.append(text[index:end])
+        return ("tool", length)
+
+
+def _first_trigger(text: str) -> int | None:
+    positions = [p for p in (text.find(t) for t in _TRIGGERS) if p >= 0]
+    return min(positions) if positions else None
+
+
+def _partial_trigger_suffix(text: str) -> int:
+    """How many characters at the end of ``text`` could begin a trigger."""
+    for length in range(min(len(text), 4), 0, -1):
+        tail = text[-length:]
+        if any(trigger.startswith(tail) for trigger in _TRIGGERS):
+            return length
+    return 0
+
+
+def _skip_space(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index

@@ -105,7 +105,10 @@ def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
 
 _LAZY = {
     "langchain": ("LangChainAgent", "agui_middleware", "AGUIMiddleware", "create_agui_agent", "AGUICallbackHandler", "AGUIOptions"),
-    "langroid": ("LangroidAgent",),
+    "langroid": (
+        "LangroidAgent", "ToolBehavior", "ToolCallContext", "ToolResultContext", "ToolContext",
+        "tool_context", "current_tool_context", "state_as_context",
+    ),
 }
 
 

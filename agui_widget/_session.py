@@ -40,6 +40,7 @@ from ag_ui.core import (
 from pydantic import TypeAdapter
 
 from ._consumer import EventConsumer
+from ._content import to_json_text
 from ._errors import describe_exception
 from ._tools import FrontendTool
 from ._verify import ProtocolError
@@ -268,7 +269,7 @@ class Session:
         item.answered = True
         item.answer = result
         self._append_messages(
-            [{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": _as_text(result)}]
+            [{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": to_json_text(result)}]
         )
         self._after_answer()
 
@@ -621,12 +622,6 @@ def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None and hasattr(task, "uncancel"):
         task.uncancel()
-
-
-def _as_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _has_result(messages: list[dict[str, Any]], call_id: str) -> bool:

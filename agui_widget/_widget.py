@@ -353,11 +353,4 @@ def _last_index(messages: list[dict[str, Any]], role: str) -> int | None:
     return None
 
 
-def _text_of(message: Mapping[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    return " ".join(p.get("text", "") for p in content or () if isinstance(p, dict))
-
-
 __all__ = ["AgentChat", "Pending", "Run"]

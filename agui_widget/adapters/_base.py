@@ -10,7 +10,6 @@ what is open from the consumer side.
 
 from __future__ import annotations
 
-import json
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable
@@ -45,6 +44,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from .._content import to_json_text
 from .._errors import describe_exception
 
 Emitted = BaseEvent | Iterable[BaseEvent]
@@ -53,13 +53,6 @@ Emitted = BaseEvent | Iterable[BaseEvent]
 
 def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
-
-
-def to_json_text(value: Any) -> str:
-    """Tool arguments and results travel as text; structured values as JSON."""
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 class EventStream:

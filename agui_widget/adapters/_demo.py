@@ -17,6 +17,7 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 
+from .._content import message_text, parse_json_text
 from .._tools import FrontendTool, js_tool
 from ._base import AgentAdapter, Emitted, EventStream
 
@@ -99,7 +100,7 @@ class DemoAgent(AgentAdapter):
                 yield item
             return
 
-        text = _text_of(last).strip()
+        text = message_text(last).strip()
         lowered = text.lower()
         if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
             handler = self._say(stream, HELP)
@@ -183,7 +184,7 @@ class DemoAgent(AgentAdapter):
         # The run ends here with the call pending; the browser (or chat.respond) answers it.
 
     async def _after_frontend_tool(self, stream: EventStream, tool_message: dict[str, Any]) -> AsyncIterator[Emitted]:
-        result = _parse_json(tool_message.get("content"))
+        result = parse_json_text(tool_message.get("content"))
         if isinstance(result, dict) and result.get("error"):
             text = f"Your browser could not do it: {result['error']}"
         elif isinstance(result, dict) and result.get("color"):
@@ -295,24 +296,6 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "About to fail on purpose"):
             yield item
         raise RuntimeError("the demo agent failed on purpose (you asked it to)")
-
-
-def _text_of(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(part.get("text", "") for part in content if isinstance(part, dict))
-    return ""
-
-
-def _parse_json(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _last_call_id(messages: list[dict[str, Any]], name: str) -> str | None:

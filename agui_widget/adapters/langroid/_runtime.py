@@ -55,6 +55,7 @@ from langroid.parsing.parse_json import extract_top_level_json
 from langroid.utils.object_registry import ObjectRegistry
 from pydantic import ValidationError
 
+from ..._content import parse_json_text
 from .._base import EventStream, new_id
 from . import _quiet
 from ._history import json_tool_text, parse_args, to_llm_messages, tool_mode
@@ -587,7 +588,7 @@ class _Run:
             except ValidationError as error:
                 tool_class = getattr(error, "tool_class", None)
                 name = tool_class.default_value("request") if tool_class is not None else "unknown"
-                value = _loads(candidate) if is_json else {}
+                value = parse_json_text(candidate) if is_json else {}
                 args = {k: v for k, v in value.items() if k != "request"} if isinstance(value, dict) else {}
                 calls.append(_Call(new_id("call"), name, args, error=agent.tool_validation_error(error, tool_class)))
                 continue
@@ -657,7 +658,7 @@ class _Run:
                 state=self.state.value,
                 partial=False,
                 tool=call.tool,
-                result=_loads(text) if value is None or isinstance(value, str) else value,
+                result=parse_json_text(text) if value is None or isinstance(value, str) else value,
                 result_text=text,
                 message_id=message_id,
             )
@@ -759,15 +760,6 @@ class _XmlScreen:
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
-
-
-def _loads(text: Any) -> Any:
-    if not isinstance(text, str):
-        return text
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _check_api_key(agent: ChatAgent) -> None:

@@ -454,7 +454,7 @@ class Session:
             self._end_run(consumer, start_index)
             self._answer_dangling_tool_calls(consumer)
             return "error"
-        self._close_stream(stream, finished=True)
+        self._close_stream(stream)
         self._end_run(consumer, start_index)
         if consumer.last_run_error is not None:
             run.error = consumer.last_run_error.message or "the run failed"
@@ -508,18 +508,20 @@ class Session:
 
     def _answer_dangling_tool_calls(self, consumer: EventConsumer) -> None:
         """A stopped or failed run leaves no tool call without a result in the history."""
-        dangling = consumer.pending_tool_call_ids()
-        if dangling:
-            self._append_messages(
-                [
-                    {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
-                    for call_id in dangling
-                    if not _has_result(self.messages, call_id)
-                ],
-                notify_status=False,
-            )
+        self._cancel_tool_calls(consumer.pending_tool_call_ids())
 
-    def _close_stream(self, stream: AsyncIterator[BaseEvent] | None, finished: bool = False) -> None:
+    def _cancel_tool_calls(self, call_ids: Sequence[str]) -> None:
+        """Answer each call that has no result yet as cancelled (no dangling call in the history)."""
+        self._append_messages(
+            [
+                {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
+                for call_id in dict.fromkeys(call_ids)
+                if not _has_result(self.messages, call_id)
+            ],
+            notify_status=False,
+        )
+
+    def _close_stream(self, stream: AsyncIterator[BaseEvent] | None) -> None:
         """Let the adapter's generator run its cleanup without holding up the session."""
         aclose = getattr(stream, "aclose", None)
         if aclose is None:
@@ -571,21 +573,12 @@ class Session:
                 await waiting.wake.wait()
         except asyncio.CancelledError:
             _uncancel()
-            unanswered_calls = [p for p in waiting.items.values() if not p.answered and p.kind == "tool"]
-            self._append_messages(
-                [
-                    {"id": new_id("tool"), "role": "tool", "toolCallId": p.id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
-                    for p in unanswered_calls
-                ],
-                notify_status=False,
-            )
-            for p in waiting.items.values():
-                if p.kind == "interrupt" and not p.answered and p.interrupt and p.interrupt.tool_call_id:
-                    if not _has_result(self.messages, p.interrupt.tool_call_id):
-                        self._append_messages(
-                            [{"id": new_id("tool"), "role": "tool", "toolCallId": p.interrupt.tool_call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}],
-                            notify_status=False,
-                        )
+            call_ids: list[str] = []
+            for item in waiting.items.values():
+                call_id = item.id if item.kind == "tool" else (item.interrupt.tool_call_id if item.interrupt else None)
+                if call_id and not item.answered:
+                    call_ids.append(call_id)
+            self._cancel_tool_calls(call_ids)
             self._waiting = _Waiting()
             return None
         self._waiting = _Waiting()

@@ -8,10 +8,11 @@ patches afterwards (docs/wire.md), never as whole values per token.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 import pathlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import anywidget
@@ -212,8 +213,14 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self._session.set_state(change["new"])
             self._state_source = self._session.state  # the trait already holds this value
 
-    def _sync(self) -> _Syncing:
-        return _Syncing(self)
+    @contextlib.contextmanager
+    def _sync(self) -> Iterator[None]:
+        """Trait writes that come from the session, so observers do not echo them back."""
+        outer, self._syncing = self._syncing, True
+        try:
+            yield
+        finally:
+            self._syncing = outer
 
     def _refresh_traits(self) -> None:
         self._refresh_handle = None
@@ -316,21 +323,6 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
-
-
-class _Syncing:
-    """Marks trait writes that come from the session, so observers do not echo them back."""
-
-    def __init__(self, chat: AgentChat) -> None:
-        self.chat = chat
-        self.outer = False
-
-    def __enter__(self) -> None:
-        self.outer = self.chat._syncing
-        self.chat._syncing = True
-
-    def __exit__(self, *exc: object) -> None:
-        self.chat._syncing = self.outer
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -261,3 +261,44 @@ async def test_two_chats_on_one_agent_do_not_share_it():
     assert one.agent.agent_for_thread(one.thread_id) is agent
     assert two.agent.agent_for_thread(two.thread_id) is not agent
     check_streams(split_runs(one.events) + split_runs(two.events))
+
+
+def test_sub_task_messages_reach_the_main_agent_as_langroid_handed_them_over():
+    call = {"id": "call_r", "type": "function", "function": {"name": "research", "arguments": '{"topic": "tides"}'}}
+    messages = [
+        {"id": "u1", "role": "user", "content": "why tides?"},
+        {"id": "a1", "role": "assistant", "content": "", "toolCalls": [call]},
+        {"id": "t1", "role": "tool", "toolCallId": "call_r", "content": "the moon", "subagentRunId": "R-1"},
+        {"id": "s1", "role": "assistant", "content": "Thinking about tides.", "subagentRunId": "R-1"},
+        {"id": "n1", "role": "assistant", "content": "nested detail", "subagentRunId": "R-1/Deep-2"},
+        {"id": "a2", "role": "assistant", "content": "The moon. Ask me more."},
+        {"id": "u2", "role": "user", "content": "and waves?"},
+        {"id": "a3", "role": "assistant", "content": "Asking the expert."},
+        {"id": "s2", "role": "assistant", "content": "Wind makes waves. DONE", "subagentRunId": "W-3"},
+        {"id": "n2", "role": "assistant", "content": "deeper still", "subagentRunId": "W-3/Deep-4"},
+        {"id": "a4", "role": "assistant", "content": "Wind, then."},
+    ]
+    sent = [(m.role.value, m.content) for m in to_llm_messages(messages, "tools")]
+    assert sent == [
+        ("user", "why tides?"),
+        ("assistant", None),  # the call, answered by the sub-task: its result is the call's
+        ("tool", "the moon"),
+        ("assistant", "The moon. Ask me more."),
+        ("user", "and waves?"),
+        ("assistant", "Asking the expert."),
+        ("user", "Wind makes waves."),  # a delegation by text: the sub-task's result, as a user message
+        ("assistant", "Wind, then."),
+    ]
+
+
+def test_reasoning_the_model_wrote_inline_is_given_back_as_written():
+    langroid = {"langroid": {"contentWithReasoning": "<think>hmm</think>Yes."}}
+    messages = [
+        {"id": "u1", "role": "user", "content": "ok?"},
+        {"id": "r1", "role": "reasoning", "content": "hmm"},
+        {"id": "a1", "role": "assistant", "content": "Yes.", "metadata": langroid},
+        {"id": "u2", "role": "user", "content": "sure?"},
+        {"id": "a2", "role": "assistant", "content": "Edited.", "metadata": langroid},  # edited since: as shown
+    ]
+    sent = [(m.role.value, m.content) for m in to_llm_messages(messages, "tools")]
+    assert sent == [("user", "ok?"), ("assistant", "<think>hmm</think>Yes."), ("user", "sure?"), ("assistant", "Edited.")]

@@ -309,3 +309,22 @@ async def test_langroid_xml_tools_are_tool_calls_too():
     assert text_of(events) == "Sure.\n\nThere.Done." and "<tool>" not in text_of(events)
     assert "<request>shout</request>" in script.turns[1].messages[-2].content  # history in the model's format
     check_streams([events])
+
+
+@pytest.mark.parametrize(
+    ("reply", "shown", "dropped"),
+    [
+        ("Hi <tool><request>shout</request></tool>\nBye.", "Hi Bye.", 1),  # the call takes its line break
+        ("Hi <b>bold</b> and <tool><x>1</x></tool> done", "Hi <b>bold</b> and <tool><x>1</x></tool> done", 0),
+        ("Hi <tool><request>shout</request>", "Hi", 1),  # Langroid accepts a last call left unclosed
+        ("Hi <tool", "Hi <tool", 0),
+    ],
+)
+def test_the_xml_screen_streams_text_and_holds_only_tool_calls(reply, shown, dropped):
+    from agui_widget.adapters.langroid._text import ToolXmlFilter
+
+    screen = ToolXmlFilter(lambda candidate: "<request>" in candidate)
+    pieces = [screen.feed(char) for char in reply] + [screen.finish()]  # one character per token
+    assert "".join(pieces) == shown and len(screen.dropped) == dropped
+    if reply.startswith("Hi "):
+        assert "".join(pieces[:3]) == "Hi"  # released as it comes, not when the reply ends

@@ -29,7 +29,8 @@ class LangroidAgent(AgentAdapter):
     options, or to serve the agent elsewhere (``run(RunAgentInput)`` is the whole contract).
 
     Args:
-        agent: a ``langroid.ChatAgent``, or a ``langroid.Task`` (its agent runs; see docs/langroid.md).
+        agent: a ``langroid.ChatAgent``, or a ``langroid.Task`` (run by Langroid's own loop, sub-tasks
+            and done conditions included; see docs/langroid.md).
         tool_behaviors: per tool name (or ToolMessage class), how the shared state follows the tool:
             ``ToolBehavior(state_from_args=..., state_from_result=...)``.
         state_context_builder: ``(input, user_message) -> str``, to put the current state (or
@@ -37,7 +38,8 @@ class LangroidAgent(AgentAdapter):
             :func:`state_as_context`.
         max_threads: how many conversation threads keep an agent of their own; the least recently
             used is dropped beyond that (its history is rebuilt from the transcript if it returns).
-        max_turns: model calls per run at most (each tool round is one), against tool loops.
+        max_turns: model calls per run at most (each tool round is one; for a Task, the calls of all
+            its agents), against tool loops.
         tool_errors: ``"result"`` tells the model a tool handler failed (as the tool's result) and
             lets it carry on; ``"raise"`` ends the run with RUN_ERROR instead.
         sync_tools_in_thread: run synchronous tool handlers in a worker thread, so a slow one does
@@ -84,6 +86,17 @@ class LangroidAgent(AgentAdapter):
         return f"<LangroidAgent {self.name!r} threads={len(self._threads)}>"
 
     async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+        if self.task is not None:
+            # A Task runs as Langroid runs it (its loop, sub-tasks and done conditions); its agents
+            # start every run from the transcript, so the threads share it, in turns.
+            self._threads[input.thread_id] = self.task
+            self._threads.move_to_end(input.thread_id)
+            self._evict()
+            from . import _task
+
+            async for emitted in _task.run(self, self.task, input, stream):
+                yield emitted
+            return
         agent = self._agent_for(input.thread_id)
         async for emitted in self._runtime.run(self, agent, input, stream):
             yield emitted
@@ -91,8 +104,10 @@ class LangroidAgent(AgentAdapter):
     # -- threads ----------------------------------------------------------------------------
 
     def agent_for_thread(self, thread_id: str) -> Any | None:
-        """The Langroid agent that runs ``thread_id`` (its ``message_history`` is the last model call's)."""
-        return self._threads.get(thread_id)
+        """The Langroid agent that runs ``thread_id`` (its ``message_history`` is the last model call's;
+        for a Task, its main agent)."""
+        agent = self._threads.get(thread_id)
+        return agent.agent if agent is not None and agent is self.task else agent
 
     @property
     def threads(self) -> list[str]:
@@ -132,7 +147,7 @@ class LangroidAgent(AgentAdapter):
                     owner = _owners.get(self.agent)
                     if owner is not None and owner() is self:
                         del _owners[self.agent]
-            elif agent not in self._threads.values():
+            elif agent is not self.task and agent not in self._threads.values():
                 self._runtime.forget_agent(agent)
 
 

@@ -9,6 +9,13 @@ without an answer) so providers that insist on well-formed histories accept it.
 Tool calls are rendered the way the agent's mode expects them: OpenAI ``tool_calls`` and ``tool``
 messages (tools API), ``function_call`` and ``function`` messages (functions API), or, in Langroid's
 JSON-tool mode, the tool JSON in the assistant's text and the results in a user message.
+
+Two things the transcript keeps for the model beyond the visible text: an assistant message whose
+model wrote its reasoning inline (``<think>...</think>``) carries the text as the model wrote it
+(``metadata.langroid.contentWithReasoning``, Langroid's ``content_with_reasoning``), and that is what
+the model gets back; and messages a sub-task's agents wrote (``subagentRunId``) are not the main
+agent's own: each sub-task invocation reaches the main agent as Langroid hands it over, its result
+as a user message (or as the result of the tool call it answered, already in the transcript).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ Mode = Literal["tools", "functions", "json"]
 
 UNANSWERED_CALL = "(no result: this tool call was never answered)"
 UNANSWERED_TURN = "(no answer: this turn was stopped or failed before the assistant replied)"
+DONE_SIGNAL = "DONE"
 
 
 def tool_mode(agent: Any) -> Mode:
@@ -92,19 +100,29 @@ def to_llm_messages(
 
     out: list[LLMMessage] = []
     last: str | None = None  # the last conversational role, to spot unanswered user turns
-    for message in messages:
+    answered_calls = False  # whether the main agent's last message was tool calls, all answered
+    for message in _main_agent_view(messages):
         role = message.get("role")
-        if role == "user":
+        if role == _SUBTASK_RESULT:
+            if answered_calls:
+                continue  # it answered a tool call: that call's result carries it
+            if last == "user":
+                out.append(LLMMessage(role=Role.ASSISTANT, content=UNANSWERED_TURN))
+            out.append(LLMMessage(role=Role.USER, content=text_of(message)))
+            last = "subtask"  # the user may speak next (an interactive task asks them): not a gap
+        elif role == "user":
             if last == "user":
                 out.append(LLMMessage(role=Role.ASSISTANT, content=UNANSWERED_TURN))
             out.append(LLMMessage(role=Role.USER, content=text_of(message)))
             last = "user"
+            answered_calls = False
         elif role in ("system", "developer"):
             text = text_of(message)
             if text:
                 out.append(LLMMessage(role=Role.SYSTEM, content=text))
         elif role == "assistant":
             text = text_of(message)
+            with_reasoning = _content_with_reasoning(message)
             calls = [
                 (
                     str(call.get("id") or ""),
@@ -115,6 +133,9 @@ def to_llm_messages(
                 if isinstance(call, Mapping)
             ]
             calls = [c for c in calls if c[0] and c[1]]
+            answered_calls = all(call_id in results for call_id, _, _ in calls) if calls else False
+            if with_reasoning is not None and text and with_reasoning.endswith(text.strip()):
+                text = with_reasoning
             if not calls:
                 if text:
                     out.append(LLMMessage(role=Role.ASSISTANT, content=text))
@@ -125,6 +146,39 @@ def to_llm_messages(
             last = "user" if mode == "json" else "tool"  # JSON mode sends results as a user message
         # Tool messages travel with their call above; one without a call is dropped.
     return out
+
+
+_SUBTASK_RESULT = "subtask-result"
+
+
+def _main_agent_view(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The transcript as the main agent saw it: each sub-task invocation (the messages tagged with
+    its ``subagentRunId``, nested invocations included) folded into one message holding its result,
+    its last text (Langroid drops a ``DONE`` signal from a task's result)."""
+    view: list[Mapping[str, Any]] = []
+    group: str | None = None
+    for message in messages:
+        owner = message.get("subagentRunId")
+        if not isinstance(owner, str) or not owner:
+            view.append(message)
+            group = None
+            continue
+        top = owner.split("/")[0]
+        if top != group:
+            group = top
+            view.append({"role": _SUBTASK_RESULT, "content": ""})
+        if owner == top and message.get("role") == "assistant":
+            text = text_of(message).replace(DONE_SIGNAL, "").strip(" :\n")
+            if text:
+                view[-1] = {"role": _SUBTASK_RESULT, "content": text}
+    return [m for m in view if m.get("role") != _SUBTASK_RESULT or m.get("content")]
+
+
+def _content_with_reasoning(message: Mapping[str, Any]) -> str | None:
+    metadata = message.get("metadata")
+    langroid = metadata.get("langroid") if isinstance(metadata, Mapping) else None
+    value = langroid.get("contentWithReasoning") if isinstance(langroid, Mapping) else None
+    return value if isinstance(value, str) and value else None
 
 
 def _render_calls(

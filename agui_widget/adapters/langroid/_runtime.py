@@ -21,7 +21,6 @@ import functools
 import inspect
 import json
 import logging
-import re
 import threading
 import weakref
 from collections.abc import AsyncIterator, Callable
@@ -67,7 +66,7 @@ from ._hooks import (
     ToolContext,
     ToolResultContext,
 )
-from ._text import ToolJsonFilter, parse_partial_json, tool_name_of
+from ._text import ToolJsonFilter, ToolXmlFilter, parse_partial_json, tool_name_of
 
 if TYPE_CHECKING:
     from ._adapter import LangroidAgent
@@ -84,13 +83,10 @@ _DONE = object()
 def unwrap(obj: Any) -> tuple[Task | None, ChatAgent]:
     """The Task (if one was given) and the ChatAgent to run."""
     if isinstance(obj, Task):
-        agent = obj.agent
-        if not isinstance(agent, ChatAgent):
-            raise TypeError(
-                f"this Langroid Task runs a {type(agent).__name__}; "
-                "LangroidAgent needs a Task whose agent is a ChatAgent"
-            )
-        return obj, agent
+        from ._task import check_task
+
+        check_task(obj)
+        return obj, obj.agent
     if isinstance(obj, ChatAgent):
         return None, obj
     hint = ""
@@ -318,9 +314,24 @@ class _Run:
                 pass
         return json_tool_text(name, args)
 
-    def _xml_tools(self) -> bool:
+    def _xml_tool_classes(self) -> list[type[XMLToolMessage]]:
         usable = [self.agent.llm_tools_map.get(name) for name in self.agent.llm_tools_usable]
-        return any(isinstance(c, type) and issubclass(c, XMLToolMessage) for c in usable)
+        return [c for c in usable if isinstance(c, type) and issubclass(c, XMLToolMessage)]
+
+    def _xml_tools(self) -> bool:
+        return bool(self._xml_tool_classes())
+
+    def _xml_root_tags(self) -> set[str]:
+        return {c._get_root_element() for c in self._xml_tool_classes()}
+
+    def _is_xml_tool(self, candidate: str) -> bool:
+        """Whether an XML fragment of the reply is a call of one of the agent's tools."""
+        try:
+            return self.agent._get_one_tool_message(candidate, is_json=False, from_llm=True) is not None
+        except ValidationError:
+            return True  # a tool call with bad fields: the model is told, the text does not show it
+        except Exception:
+            return False
 
     def _known_tool(self, name: str) -> bool:
         return name in self.agent.all_llm_tools_known or name in self.frontend
@@ -368,6 +379,11 @@ class _Run:
                         "id": step.message_id,
                         "role": "assistant",
                         "content": "".join(step.text),
+                        **(
+                            {"metadata": {"langroid": {"contentWithReasoning": response.content_with_reasoning}}}
+                            if response.content_with_reasoning
+                            else {}
+                        ),
                         "toolCalls": [
                             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args_text}}
                             for c in calls
@@ -415,8 +431,11 @@ class _Run:
 
     # -- the model call --------------------------------------------------------------------
 
-    def _history(self, mode: str) -> ChatDocument:
-        """Put the transcript into ``message_history``; returns the message to respond to."""
+    def _history(self, mode: str, with_state: bool = True) -> ChatDocument:
+        """Put the transcript into ``message_history``; returns the message to respond to.
+
+        ``with_state``: let ``state_context_builder`` rewrite the latest user message (a Task's
+        run does it for each model call instead, see ``_task``)."""
         agent = self.agent
         history = [agent._create_system_and_tools_message()]
         if self.input.context:
@@ -428,7 +447,7 @@ class _Run:
         last = history[-1]
         text = last.content or "" if last.role == Role.USER else ""
         builder = self.adapter.state_context_builder
-        if builder is not None:
+        if builder is not None and with_state:
             for message in reversed(history):
                 if message.role == Role.USER:
                     message.content = builder(self._input_now(), message.content or "")
@@ -459,9 +478,7 @@ class _Run:
 
         trigger = self._history(mode)
         agent.callbacks.start_llm_stream_async = start_stream
-        filter: ToolJsonFilter | _XmlScreen | None = None
-        if screen:
-            filter = _XmlScreen(agent) if self._xml_tools() else ToolJsonFilter(self._known_tool)
+        filter = self._text_filter(screen)
         task = asyncio.ensure_future(_quiet.muted(agent.llm_response_async(trigger)))
         task.add_done_callback(lambda _: tokens.put_nowait(_DONE))
         try:
@@ -491,7 +508,21 @@ class _Run:
                 "the Langroid agent gave no response (llm_response_async returned None): its LLM may be missing, "
                 "or the last message holds a tool call the agent must handle, not the model"
             )
-        events = []
+        events = self._after_call(step, filter, response)
+        if events:
+            yield events
+
+    def _text_filter(self, screen: bool) -> ToolJsonFilter | ToolXmlFilter | None:
+        """What keeps tool calls written into the reply out of the streamed text, if anything must."""
+        if not screen:
+            return None
+        if self._xml_tools():
+            return ToolXmlFilter(self._is_xml_tool, self._xml_root_tags())
+        return ToolJsonFilter(self._known_tool)
+
+    def _after_call(self, step: _Step, filter: Any, response: ChatDocument) -> list[BaseEvent]:
+        """The events that finish a model call: what did not stream, then the ends."""
+        events: list[BaseEvent] = []
         if not step.reasoning_seen and response.reasoning:
             events += self.stream.reasoning(response.reasoning)
         if step.text_seen:
@@ -502,9 +533,12 @@ class _Run:
         if rest:
             events += self.stream.text(rest, message_id=step.message_id)
             step.text.append(rest)
-        events += self.stream.end_text() + self.stream.end_reasoning()
-        if events:
-            yield events
+        ends = self.stream.end_text()
+        if ends and response.content_with_reasoning:
+            # The model wrote its reasoning into the reply: the history gives it back that way.
+            metadata = {"langroid": {"contentWithReasoning": response.content_with_reasoning}}
+            ends = [ends[0].model_copy(update={"metadata": metadata})]
+        return events + ends + self.stream.end_reasoning()
 
     async def _on_token(self, step: _Step, filter: Any, kind: Any, token: Any) -> list[BaseEvent]:
         token = token if isinstance(token, str) else str(token or "")
@@ -724,35 +758,6 @@ class _Run:
             tool=tool,
         )
         self.state.apply(await _maybe_await(behavior.state_from_args(context)))
-
-
-class _XmlScreen:
-    """Langroid's XML tools cannot be told from text while they stream: the reply is held back and
-    shown once complete, without the tool calls in it."""
-
-    def __init__(self, agent: ChatAgent) -> None:
-        self.agent = agent
-        self.text = ""
-
-    def feed(self, token: str) -> str:
-        self.text += token
-        return ""
-
-    def candidate(self) -> None:
-        return None
-
-    def finish(self) -> str:
-        text = self.text
-        for candidate in XMLToolMessage.find_candidates(text):
-            try:
-                is_tool = self.agent._get_one_tool_message(candidate, is_json=False, from_llm=True) is not None
-            except ValidationError:
-                is_tool = True  # a tool call with bad fields: the model is told, the text does not show it
-            except Exception:
-                is_tool = False
-            if is_tool:
-                text = text.replace(candidate, "")
-        return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 # -- helpers ---------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Text helpers that need no Langroid: partial JSON, and keeping tool JSON out of streamed text.
+"""Text helpers that need no Langroid: partial JSON, and keeping tool calls (JSON or XML) out of
+streamed text.
 
 In Langroid's JSON-tool mode the model writes a tool call as JSON inside its reply
 (``{"request": "get_weather", "city": "Paris"}``, often after ``TOOL:`` or inside a fenced
@@ -227,3 +228,98 @@ def _skip_space(text: str, index: int) -> int:
     while index < len(text) and text[index] in " \t\r\n":
         index += 1
     return index
+
+
+class ToolXmlFilter:
+    """Streams a reply's text while holding back what may be a Langroid XML tool call.
+
+    Text passes through as it arrives; from an opening ``<tool>`` (the tools' root tag) to its
+    closing tag the text is held, then dropped when ``is_tool(candidate)`` says it calls a tool, or
+    released when it does not. A possible start of the tag at the end of a token waits for the
+    next one. ``finish()`` decides on what is still held when the reply ends (Langroid accepts a
+    last call without its closing tag).
+    """
+
+    def __init__(self, is_tool: Callable[[str], bool], root_tags: Iterable[str] = ("tool",)) -> None:
+        self._is_tool = is_tool
+        self._tags = [(f"<{tag}>", f"</{tag}>") for tag in sorted(set(root_tags))] or [("<tool>", "</tool>")]
+        self._pending = ""
+        self._space = ""
+        self._after_tool = False  # drop the line break that ends a dropped call
+        self.dropped: list[str] = []
+
+    def feed(self, token: str) -> str:
+        self._pending += token
+        return self._drain(final=False)
+
+    def finish(self) -> str:
+        return self._drain(final=True)
+
+    def candidate(self) -> None:
+        return None
+
+    def _drain(self, final: bool) -> str:
+        out: list[str] = []
+        while self._pending:
+            if self._after_tool:
+                if self._pending.startswith("\n"):
+                    self._pending = self._pending[1:]
+                self._after_tool = False
+                continue
+            found = self._opening()
+            if found is None:
+                keep = 0 if final else self._partial_opening()
+                self._show(out, self._pending[: len(self._pending) - keep])
+                self._pending = self._pending[len(self._pending) - keep :]
+                break
+            start, closing = found
+            self._show(out, self._pending[:start])
+            self._pending = self._pending[start:]
+            end = self._pending.find(closing)
+            if end < 0:
+                if not final:
+                    break  # wait for the closing tag
+                candidate = self._pending + closing
+                if self._is_tool(candidate):
+                    self.dropped.append(candidate)
+                else:
+                    self._show(out, self._pending)
+                self._pending = ""
+                break
+            length = end + len(closing)
+            candidate = self._pending[:length]
+            if self._is_tool(candidate):
+                self.dropped.append(candidate)
+                self._after_tool = True
+            else:
+                self._show(out, candidate)
+            self._pending = self._pending[length:]
+        if final:
+            self._space = ""
+        return "".join(out)
+
+    def _opening(self) -> tuple[int, str] | None:
+        best: tuple[int, str] | None = None
+        for opening, closing in self._tags:
+            index = self._pending.find(opening)
+            if index >= 0 and (best is None or index < best[0]):
+                best = (index, closing)
+        return best
+
+    def _partial_opening(self) -> int:
+        longest = max(len(opening) for opening, _ in self._tags)
+        for length in range(min(len(self._pending), longest - 1), 0, -1):
+            tail = self._pending[-length:]
+            if any(opening.startswith(tail) for opening, _ in self._tags):
+                return length
+        return 0
+
+    def _show(self, out: list[str], text: str) -> None:
+        """Show ``text``, holding its trailing whitespace until more text follows."""
+        if not text:
+            return
+        text = self._space + text
+        body = text.rstrip(" \t\r\n")
+        self._space = text[len(body) :]
+        if body:
+            out.append(body)

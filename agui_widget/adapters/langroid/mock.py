@@ -61,6 +61,9 @@ class Reply:
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
     reasoning: str = ""
+    think_tags: bool = False
+    """Whether the reasoning came inside the reply between ``<think>`` tags (as some models write
+    it) rather than in a field of its own: Langroid then keeps the tagged text for the history."""
 
 
 Script = Union[Callable[["Turn"], Union[Reply, str, None]], Sequence[Union[Reply, str]]]
@@ -233,6 +236,9 @@ class ScriptedLM(MockLM):
         response = LLMResponse(
             message=text if text or not calls else None,
             reasoning=reply.reasoning,
+            message_with_reasoning=(
+                f"<think>{reply.reasoning}</think>{text}" if reply.think_tags and reply.reasoning else None
+            ),
             oai_tool_calls=oai_calls,
             function_call=function_call,
             cached=False,

@@ -1,0 +1,664 @@
+"""A Langroid ``Task`` as an AG-UI run: Langroid's own loop (``Task.run_async``), observed.
+
+The task runs as Langroid runs it: its responders (agent, model, user, sub-tasks) take their turns,
+and Langroid decides who answers, where a message goes (``TO[name]:``, recipient tools, ``PASS``,
+``SEND_TO``) and when the task is done (``DONE``, done tools, ``done_if_tool``,
+``done_if_response``, ``done_sequences``, ``single_round``, turns, a stalled loop). For one AG-UI
+run the adapter only *observes* that loop, by wrapping, on each task of the tree and for the run
+only:
+
+* the model responder of each task: Langroid's streaming callback hands over every token (text,
+  reasoning, tool arguments) as it arrives; the finished response gives the tool calls, with ids;
+* ``handle_tool_message_async`` of each agent: a tool call's result, live, with ``tool_context()``
+  and the state hooks, as for a single agent;
+* the user responder: in a chat the user answers in the next run, so when Langroid would ask the
+  user (an interactive task, or a message addressed to the user) the run ends there;
+* ``run_async`` of each sub-task: ``SUBAGENT_STARTED`` / ``SUBAGENT_FINISHED`` (or
+  ``SUBAGENT_ERROR``) around it, and every event of its agents carries its ``subagentRunId``.
+* with a ``state_context_builder``, the main agent's ``llm_response_messages_async``: the model
+  gets the current state in the latest user message it is sent.
+
+Everything wrapped is put back when the run ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import uuid
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ag_ui.core import (
+    BaseEvent,
+    EventType,
+    RunAgentInput,
+    SubagentErrorEvent,
+    SubagentFinishedEvent,
+    SubagentFinishedSuccessOutcome,
+    SubagentFinishedSuspendedOutcome,
+    SubagentStartedEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+from langroid.agent.base import SearchForTools
+from langroid.agent.chat_agent import ChatAgent
+from langroid.agent.chat_document import ChatDocument
+from langroid.agent.task import Task
+from langroid.agent.tool_message import ToolMessage, handler_name
+from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
+from langroid.language_models.base import Role, StreamEventType
+from langroid.mytypes import Entity
+from langroid.utils.object_registry import ObjectRegistry
+
+from ..._content import parse_json_text
+from .._base import EventStream, new_id
+from . import _quiet
+from ._history import DONE_SIGNAL, tool_mode
+from ._hooks import _CURRENT, ToolContext, ToolResultContext
+from ._runtime import _DONE, NO_RESULT, _AgentSetup, _Call, _check_api_key, _maybe_await, _Run, _Step, lock_for
+
+if TYPE_CHECKING:
+    from ._adapter import LangroidAgent
+
+log = logging.getLogger("agui_widget")
+_TASK_LOG = logging.getLogger("langroid.agent.task")
+
+# The sub-task invocation the running code belongs to (None: the main task).
+_LANE: ContextVar[str | None] = ContextVar("agui_widget_langroid_lane", default=None)
+
+NOT_RUN = "(not run: the task ended before this tool call was handled)"
+_UNTAGGED = frozenset(
+    {
+        EventType.STATE_SNAPSHOT,
+        EventType.STATE_DELTA,
+        EventType.SUBAGENT_STARTED,
+        EventType.SUBAGENT_FINISHED,
+        EventType.SUBAGENT_ERROR,
+    }
+)
+
+
+class _StallNotice(logging.Filter):
+    """Langroid warns when a task stops because nobody had anything to add ("stuck"); in a chat
+    that is how a task without a done signal ends its turn, so the warning would print into the
+    notebook on every turn. It goes to this package's debug log instead."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__()
+        self.prefixes = tuple(f"Task {name} stuck for" for name in names)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.getMessage().startswith(self.prefixes):
+            log.debug("agui-widget: %s", record.getMessage())
+            return False
+        return True
+
+
+class _Stop(Exception):
+    """Ends Langroid's loop from inside: the user is to answer, or a frontend tool call waits."""
+
+
+def tasks_of(task: Task) -> list[Task]:
+    """The task and its sub-tasks, depth first, each once."""
+    seen: dict[int, Task] = {}
+
+    def walk(t: Task) -> None:
+        if id(t) in seen:
+            return
+        seen[id(t)] = t
+        for sub in t.sub_tasks:
+            walk(sub)
+
+    walk(task)
+    return list(seen.values())
+
+
+def check_task(task: Task) -> None:
+    for t in tasks_of(task):
+        if not isinstance(t.agent, ChatAgent):
+            raise TypeError(
+                f"the Langroid task {t.name!r} runs a {type(t.agent).__name__}; "
+                "LangroidAgent needs tasks whose agents are ChatAgents"
+            )
+
+
+class _LaneOutbox(asyncio.Queue):  # type: ignore[type-arg]
+    """The run's event queue: events put from inside a sub-task carry its ``subagentRunId``."""
+
+    def put_nowait(self, item: Any) -> None:
+        lane = _LANE.get()
+        if lane is not None and isinstance(item, list):
+            item = [tag(event, lane) for event in item]
+        super().put_nowait(item)
+
+
+def tag(event: BaseEvent, lane: str | None) -> BaseEvent:
+    if lane is None or event.type in _UNTAGGED or "subagent_run_id" not in type(event).model_fields:
+        return event
+    if getattr(event, "subagent_run_id", None) is not None:
+        return event
+    return event.model_copy(update={"subagent_run_id": lane})
+
+
+@dataclass
+class _Open:
+    """A tool call the model made that has no result yet."""
+
+    call: _Call
+    agent: ChatAgent
+    lane: str | None
+
+
+class _Patches:
+    """Attributes set for the run, put back afterwards (instance attributes removed again)."""
+
+    def __init__(self) -> None:
+        self._undo: list[Callable[[], None]] = []
+
+    def set(self, obj: Any, name: str, value: Any) -> None:
+        had = name in getattr(obj, "__dict__", {})
+        old = obj.__dict__.get(name) if had else None
+
+        def undo() -> None:
+            if had:
+                setattr(obj, name, old)
+            else:
+                with contextlib.suppress(AttributeError):
+                    delattr(obj, name)
+
+        setattr(obj, name, value)
+        self._undo.append(undo)
+
+    def item(self, mapping: dict[Any, Any], key: Any, value: Any) -> None:
+        old = mapping[key]
+        mapping[key] = value
+        self._undo.append(lambda: mapping.__setitem__(key, old))
+
+    def restore(self) -> None:
+        while self._undo:
+            self._undo.pop()()
+
+
+async def run(adapter: LangroidAgent, task: Task, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Any]:
+    async with lock_for(task):
+        async for emitted in _TaskRun(adapter, task, input, stream).events():
+            yield emitted
+
+
+class _TaskRun:
+    def __init__(self, adapter: LangroidAgent, task: Task, input: RunAgentInput, stream: EventStream) -> None:
+        self.adapter = adapter
+        self.task = task
+        self.input = input
+        self.stream = stream
+        self.tasks = tasks_of(task)
+        self.main = _Run(adapter, task.agent, input, stream)
+        self.outbox: asyncio.Queue[Any] = _LaneOutbox()
+        self.main.outbox = self.outbox
+        self.helpers: dict[int, _Run] = {id(task.agent): self.main}
+        for t in self.tasks[1:]:
+            if id(t.agent) not in self.helpers:
+                helper = _Run(adapter, t.agent, input, stream)
+                helper.outbox = self.outbox
+                helper.state = self.main.state
+                self.helpers[id(t.agent)] = helper
+        self.open: OrderedDict[str, _Open] = OrderedDict()
+        self.waiting: list[str] = []  # frontend tool calls the client is to answer
+        self.model_calls = 0
+        self.last_text: dict[str | None, str] = {}  # per lane, the latest assistant text
+        self.last_message: dict[str | None, str] = {}  # per lane, the id of the latest assistant message
+
+    # -- plumbing --------------------------------------------------------------------------
+
+    def _emit(self, events: list[BaseEvent]) -> None:
+        if events:
+            self.outbox.put_nowait(events)
+
+    # -- the run ---------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Any]:
+        task, agent = self.task, self.task.agent
+        for t in self.tasks:
+            if t.agent.llm is None:
+                raise RuntimeError(
+                    f"the Langroid agent {t.agent.config.name!r} has no LLM (its config has llm=None); "
+                    "give its ChatAgentConfig an llm, e.g. langroid.language_models.OpenAIGPTConfig(chat_model=...)"
+                )
+            _check_api_key(t.agent)
+        setup = _AgentSetup(agent)
+        patches = _Patches()
+        trigger: ChatDocument | None = None
+        stall_notice = _StallNotice([t.name for t in self.tasks])
+        _TASK_LOG.addFilter(stall_notice)
+        _quiet.acquire()
+        try:
+            setup.apply(self.input)
+            self.main.frontend = setup.frontend
+            for t in self.tasks:
+                self._observe(t, patches)
+            for sub in task.sub_tasks:
+                sub.reset_all_sub_tasks()  # sub-agents start from nothing, as in Langroid's own runs
+            trigger = self.main._history(tool_mode(agent), with_state=False)
+            if self.adapter.state_context_builder is not None:
+                patches.set(agent, "llm_response_messages_async", self._with_state(agent.llm_response_messages_async))
+            patches.set(task, "human_tried", True)  # the user has just spoken: the chat's turn
+            runner = asyncio.ensure_future(self._run_task())
+            runner.add_done_callback(lambda _: self.outbox.put_nowait(_DONE))
+            try:
+                while True:
+                    item = await self.outbox.get()
+                    if item is _DONE:
+                        break
+                    if item:
+                        yield item
+                result = runner.result()
+            finally:
+                if not runner.done():  # stopped: Langroid's loop ends before its patches are undone
+                    runner.cancel()
+                    with contextlib.suppress(BaseException):
+                        await asyncio.wait({runner}, timeout=2)
+            rest = [item for item in self._drain()]
+            if rest:
+                yield rest
+            yield self._unanswered_results()
+            if result is not None:
+                yield self._final_answer(result)
+        finally:
+            patches.restore()
+            setup.undo()
+            _quiet.release()
+            if trigger is not None:
+                ObjectRegistry.remove(trigger.id())
+            _forget_documents(self.tasks)
+            _TASK_LOG.removeFilter(stall_notice)
+
+    def _drain(self) -> list[BaseEvent]:
+        events: list[BaseEvent] = []
+        while not self.outbox.empty():
+            item = self.outbox.get_nowait()
+            if isinstance(item, list):
+                events.extend(item)
+        return events
+
+    async def _run_task(self) -> ChatDocument | None:
+        try:
+            result = await self.task.run_async(None, allow_restart=False)
+        except _Stop:
+            return None
+        return result if isinstance(result, ChatDocument) else None
+
+    def _unanswered_results(self) -> list[BaseEvent]:
+        """Backend calls the task never ran (it ended first) get a result saying so: the transcript
+        stays well formed, and only frontend calls are left for the client."""
+        events: list[BaseEvent] = []
+        for call_id, entry in list(self.open.items()):
+            if entry.call.frontend:
+                continue
+            del self.open[call_id]
+            events.append(
+                tag(
+                    ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call_id, content=NOT_RUN, role="tool"),
+                    entry.lane,
+                )
+            )
+        return events
+
+    def _final_answer(self, result: ChatDocument) -> list[BaseEvent]:
+        """The task's result, when it is not what the main agent's model last said (a done tool's
+        content, a handler's answer): it is the answer, so it is shown as one."""
+        try:
+            text = _result_text(result)
+            if not text or text in self.last_text.get(None, ""):
+                return []
+            events = self.stream.text(text, message_id=new_id("msg")) + self.stream.end_text()
+            self.last_text[None] = text
+            return events
+        finally:
+            ObjectRegistry.remove(result.id())
+
+    # -- observing a task ------------------------------------------------------------------
+
+    def _observe(self, task: Task, patches: _Patches) -> None:
+        agent = task.agent
+        helper = self.helpers[id(agent)]
+        patches.set(task.config, "enable_loggers", False)  # Langroid's loggers write files into the cwd
+        patches.set(task.config, "enable_html_logging", False)
+        responders = task._entity_responder_async_map
+        if Entity.LLM in responders:
+            patches.item(responders, Entity.LLM, self._model_responder(task, helper, responders[Entity.LLM]))
+        if Entity.AGENT in responders:
+            patches.item(responders, Entity.AGENT, self._agent_responder(agent, responders[Entity.AGENT]))
+        if Entity.USER in responders:
+            patches.item(responders, Entity.USER, self._user_responder())
+        if "handle_tool_message_async" not in agent.__dict__:
+            patches.set(agent, "handle_tool_message_async", self._tool_handler(agent, helper))
+        if task is not self.task:
+            patches.set(task, "run_async", self._sub_task_runner(task, task.run_async))
+
+    def _model_responder(self, task: Task, helper: _Run, original: Callable[..., Any]) -> Callable[..., Any]:
+        agent = task.agent
+
+        async def respond(msg: Any = None) -> ChatDocument | None:
+            self.model_calls += 1
+            if self.model_calls > self.adapter.max_turns:
+                raise RuntimeError(
+                    f"the task called its models {self.adapter.max_turns} times in one run; stopped to avoid a "
+                    "loop (LangroidAgent(max_turns=...) allows more)"
+                )
+            lane = _LANE.get()
+            step = _Step()
+            content_tools = SearchForTools.CONTENT.value in agent.search_for_tools and bool(agent.llm_tools_known)
+            filter = helper._text_filter(content_tools and bool(agent.llm_tools_usable))
+
+            async def streamer(token: Any = "", event_type: Any = StreamEventType.TEXT, *a: Any, **k: Any) -> None:
+                self._emit(await helper._on_token(step, filter, event_type, token))
+
+            async def start_stream(*a: Any, **k: Any) -> Callable[..., Any]:
+                return streamer
+
+            saved = agent.callbacks.start_llm_stream_async
+            agent.callbacks.start_llm_stream_async = start_stream
+            try:
+                response = await _quiet.muted(original(msg))
+            finally:
+                agent.callbacks.start_llm_stream_async = saved
+            if response is None:
+                return None
+            self._emit(helper._after_call(step, filter, response))
+            text = "".join(step.text)
+            if text:
+                self.last_text[lane] = text
+                self.last_message[lane] = step.message_id
+            calls = helper._calls(response, content_tools)
+            for call in calls:
+                self._emit(
+                    [
+                        ToolCallStartEvent(
+                            tool_call_id=call.id, tool_call_name=call.name, parent_message_id=step.message_id
+                        ),
+                        ToolCallArgsEvent(tool_call_id=call.id, delta=call.args_text),
+                        ToolCallEndEvent(tool_call_id=call.id),
+                    ]
+                )
+                self.open[call.id] = _Open(call, agent, lane)
+                await helper._state_from_args(call.name, call.args, call.args_text, call.id, call.tool, partial=False)
+            return response
+
+        return respond
+
+    def _with_state(self, original: Callable[..., Any]) -> Callable[..., Any]:
+        """The main agent's model calls see the current state: ``state_context_builder`` rewrites
+        the latest user message of what is sent (Langroid's history keeps the message as it was)."""
+        builder = self.adapter.state_context_builder
+        assert builder is not None
+
+        async def call(messages: Any, *args: Any, **kwargs: Any) -> Any:
+            if isinstance(messages, list):
+                messages = list(messages)
+                for index in range(len(messages) - 1, -1, -1):
+                    message = messages[index]
+                    if message.role == Role.USER:
+                        content = builder(self.main._input_now(), message.content or "")
+                        messages[index] = message.model_copy(update={"content": content})
+                        break
+            return await original(messages, *args, **kwargs)
+
+        return call
+
+    def _agent_responder(self, agent: ChatAgent, original: Callable[..., Any]) -> Callable[..., Any]:
+        async def respond(msg: Any = None) -> ChatDocument | None:
+            result = await original(msg)
+            if self.waiting:
+                raise _Stop("a frontend tool call waits for the client")
+            if result is not None:
+                # Calls Langroid answered as a whole (bad arguments, an unknown tool, one tool at a
+                # time): its answer is each one's result.
+                text = _result_text(result) or NO_RESULT
+                for call_id, entry in list(self.open.items()):
+                    if entry.agent is agent and not entry.call.frontend and entry.lane == _LANE.get():
+                        del self.open[call_id]
+                        self._emit(
+                            [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call_id, content=text, role="tool")]
+                        )
+            return result  # type: ignore[no-any-return]
+
+        return respond
+
+    def _user_responder(self) -> Callable[..., Any]:
+        async def respond(msg: Any = None) -> ChatDocument | None:
+            raise _Stop("the user is to answer")
+
+        return respond
+
+    # -- tools -----------------------------------------------------------------------------
+
+    def _match(self, agent: ChatAgent, tool: ToolMessage) -> _Open | None:
+        """The open call a tool message Langroid is about to handle came from."""
+        name = tool.default_value("request")
+        tool_id = getattr(tool, "id", "") or ""
+        if tool_id and tool_id in self.open:
+            return self.open.pop(tool_id)
+        for call_id, entry in self.open.items():
+            if entry.agent is agent and entry.call.name == name:
+                return self.open.pop(call_id)
+        return None
+
+    def _tool_handler(self, agent: ChatAgent, helper: _Run) -> Callable[..., Any]:
+        original = agent.handle_tool_message_async
+
+        async def handle(tool: ToolMessage, chat_doc: ChatDocument | None = None) -> Any:
+            entry = self._match(agent, tool)
+            if entry is None:  # not a call the model made in this run (e.g. relayed by a sub-task)
+                return await original(tool, chat_doc=chat_doc)
+            call = entry.call
+            if call.frontend:
+                self.open[call.id] = entry
+                self.waiting.append(call.id)
+                return None
+            context = ToolContext(
+                input=helper._input_now(),
+                tool_name=call.name,
+                tool_call_id=call.id,
+                args=call.args,
+                agent=agent,
+                _state=helper.state,
+                _emit=helper._post,
+            )
+            token = _CURRENT.set(context)
+            handled = False
+            try:
+                method = handler_name(type(tool), tool.default_value("request"))
+                if self.adapter.sync_tools_in_thread and getattr(agent, method + "_async", None) is None:
+                    result = await asyncio.to_thread(agent.handle_tool_message, tool, chat_doc=chat_doc)
+                else:
+                    result = await original(tool, chat_doc=chat_doc)
+                handled = True
+            except Exception as error:
+                if self.adapter.tool_errors == "raise":
+                    raise
+                result = f"Error: the tool {call.name!r} failed: {type(error).__name__}: {error}"
+            finally:
+                _CURRENT.reset(token)
+            text = _result_text(result) if result is not None else NO_RESULT
+            if isinstance(result, ChatDocument) and not text and not _has_done_tool(result):
+                text = NO_RESULT
+            message_id = new_id("tool")
+            self._emit(
+                [ToolCallResultEvent(message_id=message_id, tool_call_id=call.id, content=text or "", role="tool")]
+            )
+            behavior = helper.behaviors.get(call.name)
+            if behavior is not None and behavior.state_from_result is not None and handled:
+                value = result.content_any if isinstance(result, ChatDocument) else result
+                parsed = parse_json_text(text) if value is None or isinstance(value, str) else value
+                helper.state.apply(
+                    await _maybe_await(
+                        behavior.state_from_result(
+                            ToolResultContext(
+                                input=helper._input_now(),
+                                tool_name=call.name,
+                                tool_call_id=call.id,
+                                args=call.args,
+                                args_text=call.args_text,
+                                state=helper.state.value,
+                                partial=False,
+                                tool=call.tool,
+                                result=parsed,
+                                result_text=text,
+                                message_id=message_id,
+                            )
+                        )
+                    )
+                )
+            return result
+
+        return handle
+
+    # -- sub-tasks -------------------------------------------------------------------------
+
+    def _sub_task_runner(self, task: Task, original: Callable[..., Any]) -> Callable[..., Any]:
+        async def run_async(msg: Any = None, *args: Any, **kwargs: Any) -> Any:
+            parent = _LANE.get()
+            name = task.name or task.agent.config.name or "task"
+            lane = f"{parent}/{_slug(name)}-{uuid.uuid4().hex[:8]}" if parent else f"{_slug(name)}-{uuid.uuid4().hex[:8]}"
+            answering = self._calls_answered_by(msg, parent)
+            description = getattr(task.agent.config, "system_message", "") or None
+            with _lane(None):  # the lifecycle events themselves are the parent's
+                self._emit(self._close_lane())
+                self._emit(
+                    [
+                        SubagentStartedEvent(
+                            subagent_run_id=lane,
+                            name=name,
+                            description=_first_line(description),
+                            parent_subagent_run_id=parent,
+                            parent_tool_call_id=answering[0] if answering else None,
+                            parent_message_id=None if answering else self.last_message.get(parent),
+                        )
+                    ]
+                )
+            try:
+                with _lane(lane):
+                    result = await original(msg, *args, **kwargs)
+                    self._emit(self._close_lane())
+                    text = _result_text(result) if isinstance(result, ChatDocument) else ""
+                    if text and text not in self.last_text.get(lane, ""):
+                        # The sub-task's result is not what its model last said (a done tool's
+                        # content, a handler's answer): shown, so the chat and the history have it.
+                        self._emit(self.stream.text(text, message_id=new_id("msg")) + self.stream.end_text())
+                        self.last_text[lane] = text
+            except _Stop:
+                with _lane(lane):
+                    self._emit(self._close_lane())
+                self._emit(
+                    [SubagentFinishedEvent(subagent_run_id=lane, outcome=SubagentFinishedSuspendedOutcome())]
+                )
+                raise
+            except BaseException as error:
+                with _lane(lane):
+                    self._emit(self._close_lane())
+                self._emit([SubagentErrorEvent(subagent_run_id=lane, message=f"{type(error).__name__}: {error}")])
+                raise
+            self._emit(
+                [
+                    SubagentFinishedEvent(
+                        subagent_run_id=lane,
+                        result=text or None,
+                        outcome=SubagentFinishedSuccessOutcome(),
+                    )
+                ]
+            )
+            for call_id in answering:  # the sub-task handled the parent's tool call: its result is the call's
+                entry = self.open.pop(call_id, None)
+                if entry is not None:
+                    with _lane(entry.lane):
+                        self._emit(
+                            [
+                                ToolCallResultEvent(
+                                    message_id=new_id("tool"),
+                                    tool_call_id=call_id,
+                                    content=text or NO_RESULT,
+                                    role="tool",
+                                )
+                            ]
+                        )
+            return result
+
+        return run_async
+
+    def _calls_answered_by(self, msg: Any, lane: str | None) -> list[str]:
+        """The parent's open tool calls the message given to a sub-task carries (it handles them)."""
+        if not isinstance(msg, ChatDocument):
+            return []
+        ids = [c.id for c in msg.oai_tool_calls or () if c.id]
+        ids = [i for i in ids if i in self.open and not self.open[i].call.frontend]
+        if ids:
+            return ids
+        names = {t.default_value("request") for t in msg.tool_messages or ()}
+        if msg.function_call is not None:
+            names.add(msg.function_call.name)
+        return [
+            call_id
+            for call_id, entry in self.open.items()
+            if entry.lane == lane and entry.call.name in names and not entry.call.frontend
+        ][:1]
+
+    def _close_lane(self) -> list[BaseEvent]:
+        return self.stream.end_text() + self.stream.end_reasoning()
+
+
+def _forget_documents(tasks: list[Task]) -> None:
+    """Let go of the run's messages in Langroid's object registry (which keeps every ChatDocument
+    until told otherwise): the next run starts from the transcript, not from them."""
+    for task in tasks:
+        for message in task.agent.message_history:
+            if message.chat_document_id:
+                ChatDocument.delete_id(message.chat_document_id)
+
+
+@contextlib.contextmanager
+def _lane(lane: str | None) -> Iterator[None]:
+    token = _LANE.set(lane)
+    try:
+        yield
+    finally:
+        _LANE.reset(token)
+
+
+def _result_text(result: Any) -> str:
+    """What a Langroid result says, as Langroid hands it on (a done tool's content, no ``DONE``)."""
+    if result is None:
+        return ""
+    if isinstance(result, ChatDocument):
+        for tool in result.tool_messages:
+            if isinstance(tool, (AgentDoneTool, DoneTool)):
+                content = tool.content
+                return content if isinstance(content, str) else json.dumps(content, default=str)
+        text = result.content or ""
+        if not text and result.content_any not in (None, ""):
+            value = result.content_any
+            text = value if isinstance(value, str) else json.dumps(value, default=str)
+        return text.replace(DONE_SIGNAL, "").strip(" :\n") if DONE_SIGNAL in text else text
+    return str(result)
+
+
+def _has_done_tool(result: ChatDocument) -> bool:
+    return any(isinstance(t, (AgentDoneTool, DoneTool)) for t in result.tool_messages)
+
+
+def _slug(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "-" for c in name) or "task"
+
+
+def _first_line(text: str | None) -> str | None:
+    if not text:
+        return None
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line[:200] or None

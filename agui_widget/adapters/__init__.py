@@ -17,6 +17,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from ._base import AgentAdapter, EventStream
 from ._callable import CallableAgent
 from ._demo import DemoAgent
+from ._remote import RemoteAgent
 
 
 @runtime_checkable
@@ -48,6 +49,7 @@ ACCEPTED = """AgentChat(agent) accepts:
   - any object with run(input: RunAgentInput) -> AsyncIterator[BaseEvent] (an AG-UI agent, e.g.
     ag-ui-langgraph's LangGraphAgent or ag-ui-adk's ADKAgent), or FunctionAgent(fn) for a function
     that returns such an iterator;
+  - the URL of an AG-UI endpoint ("http://host:port/path"), or RemoteAgent(url, headers=..., timeout=...);
   - a plain callable of the transcript: def f(messages) -> str, an async function, or a sync or
     async generator yielding text chunks."""
 
@@ -65,7 +67,9 @@ def as_agent(obj: Any) -> Agent:
 
         return langchain_agent(obj)
     if isinstance(obj, str):
-        raise TypeError(f"AgentChat({obj!r}): remote AG-UI endpoints are not supported yet.\n\n" + ACCEPTED)
+        if obj.startswith(("http://", "https://")):
+            return RemoteAgent(obj)
+        raise TypeError(f"AgentChat({obj!r}): a string must be the http(s):// URL of an AG-UI endpoint.\n\n" + ACCEPTED)
     if isinstance(obj, type):
         raise TypeError(f"AgentChat got the class {obj.__name__}; pass an instance.\n\n" + ACCEPTED)
     run = getattr(obj, "run", None)
@@ -130,5 +134,6 @@ __all__ = [
     "DemoAgent",
     "EventStream",
     "FunctionAgent",
+    "RemoteAgent",
     "as_agent",
 ]

@@ -1,0 +1,85 @@
+"""``agui-widget serve``: run agents as an AG-UI HTTP server with uvicorn."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+
+from ._app import create_app
+
+SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
+"""Carries the command's options to worker processes (uvicorn starts each from an import string)."""
+
+
+def serve(args: argparse.Namespace) -> int:
+    """Build the app (checking every target first) and run uvicorn until interrupted."""
+    import uvicorn
+
+    spec = {"targets": args.targets, "path": args.path, "cors_origins": args.cors_origin, "store": args.store, "cwd": os.getcwd()}
+    app = app_from_spec(spec)  # fail here, once, with a clear message, before any worker starts
+    common: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level}
+    if args.workers > 1:
+        os.environ[SPEC_VARIABLE] = json.dumps(spec)
+        uvicorn.run(f"{__name__}:app_from_environment", factory=True, workers=args.workers, **common)
+    else:
+        uvicorn.run(app, **common)
+    return 0
+
+
+def app_from_environment() -> FastAPI:
+    """The app of a worker process, from the options the command left in the environment."""
+    return app_from_spec(json.loads(os.environ[SPEC_VARIABLE]))
+
+
+def app_from_spec(spec: dict[str, Any]) -> FastAPI:
+    cwd = spec.get("cwd") or os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)  # `serve myagents:agent` finds myagents.py in the current directory
+    targets: list[str] = spec.get("targets") or []
+    agents: Any
+    if not targets:
+        agents = None
+    elif len(targets) == 1 and "=" not in targets[0].split(":", 1)[0]:
+        agents = load_target(targets[0])
+    else:
+        agents = {}
+        for target in targets:
+            name, sep, reference = target.partition("=")
+            if not sep or ":" in name:
+                raise SystemExit(f"agui-widget serve: name each of several agents, as NAME=MODULE:ATTR (got {target!r})")
+            agents[name] = load_target(reference)
+    return create_app(agents, path=spec.get("path") or "/", cors_origins=spec.get("cors_origins") or (), store=spec.get("store"))
+
+
+def load_target(reference: str) -> Any:
+    """The object named by ``module:attr`` (or ``file.py:attr``), with errors that say what to fix."""
+    module_name, sep, attribute = reference.partition(":")
+    if not sep or not module_name or not attribute:
+        raise SystemExit(f"agui-widget serve: expected MODULE:ATTR, e.g. myagents:agent (got {reference!r})")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name).resolve()
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            if spec is None or spec.loader is None or not path.exists():
+                raise SystemExit(f"agui-widget serve: no Python file at {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SystemExit(f"agui-widget serve: cannot import {module_name!r}: {exc}") from exc
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise SystemExit(f"agui-widget serve: {module_name!r} has no attribute {attribute!r}")
+        value = getattr(value, part)
+    return value

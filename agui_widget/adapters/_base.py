@@ -45,6 +45,7 @@ from ag_ui.core import (
 )
 
 from .._content import to_json_text
+from .._display import bundle_text, display_bundle, is_rich
 from .._errors import describe_exception
 
 Emitted = BaseEvent | Iterable[BaseEvent]
@@ -210,8 +211,23 @@ class EventStream:
         return events
 
     def tool_result(self, tool_call_id: str, content: Any) -> list[BaseEvent]:
+        """A tool's result. A rich object (a figure, a DataFrame, anything IPython can display) is
+        shown in the chat: its MIME bundle goes in ``metadata.agui_widget.display`` and the model
+        gets a text version as ``content``."""
+        metadata: dict[str, Any] | None = None
+        if is_rich(content):
+            bundle = display_bundle(content)
+            if bundle is not None:
+                metadata = {"agui_widget": {"display": bundle}}
+                content = bundle_text(bundle)
+            else:
+                content = repr(content)
         result = ToolCallResultEvent(
-            message_id=new_id("tool"), tool_call_id=tool_call_id, content=to_json_text(content), role="tool"
+            message_id=new_id("tool"),
+            tool_call_id=tool_call_id,
+            content=to_json_text(content),
+            role="tool",
+            metadata=metadata,
         )
         return [result]
 

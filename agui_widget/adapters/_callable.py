@@ -1,7 +1,8 @@
 """Plain Python callables as agents.
 
 ``f(messages) -> str``, ``async def f(messages)``, and sync or async generators yielding text
-chunks. ``messages`` is the transcript as AG-UI message dicts (``role``, ``content``, ...), the same
+chunks. A function that returns a rich object (a matplotlib figure, a DataFrame, anything IPython
+can display) has it shown in the chat. ``messages`` is the transcript as AG-UI message dicts (``role``, ``content``, ...), the same
 objects ``chat.messages`` holds. Sync code runs in a worker thread so the kernel keeps serving
 comm messages and other cells while it works.
 """
@@ -13,7 +14,9 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import RunAgentInput, TextMessageEndEvent
+
+from .._display import bundle_text, display_bundle, is_rich
 
 from ._base import AgentAdapter, Emitted, EventStream
 
@@ -36,6 +39,15 @@ class CallableAgent(AgentAdapter):
             result = await asyncio.to_thread(fn, messages)
         if inspect.isawaitable(result):
             result = await result
+        if is_rich(result):
+            bundle = display_bundle(result)
+            if bundle is not None:
+                # Shown as the object; the transcript (and a model reading it later) gets its text.
+                yield stream.text(bundle_text(bundle))
+                message_id = stream.open_text_id
+                assert message_id is not None
+                yield TextMessageEndEvent(message_id=message_id, metadata={"agui_widget": {"display": bundle}})
+                return
         async for chunk in _chunks(result):
             yield stream.text(chunk)
 

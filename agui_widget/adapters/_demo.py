@@ -15,11 +15,25 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from ag_ui.core import RunAgentInput
+from ag_ui.core import (
+    ActivityDeltaEvent,
+    ActivitySnapshotEvent,
+    CustomEvent,
+    RunAgentInput,
+    SubagentFinishedEvent,
+    SubagentStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
 
 from .._content import message_text, parse_json_text
 from .._tools import FrontendTool, js_tool
-from ._base import AgentAdapter, Emitted, EventStream
+from ._base import AgentAdapter, Emitted, EventStream, new_id
 
 ACCENT_TOOL = js_tool(
     "set_accent_color",
@@ -46,6 +60,11 @@ show what the chat can do. Try one of these:
 | `plan a trip` | **progress**: steps streamed into the state |
 | `think about it` | **reasoning** before the answer |
 | `markdown` | a Markdown showcase: a table, code and math |
+| `chart` / `table` | a backend tool that returns a **matplotlib figure** / a **DataFrame** |
+| `write a document about tea` | **predictive state**: `state["document"]` follows the streamed tool arguments |
+| `ask a sub-agent` | a **sub-agent** at work, shown nested |
+| `activity` | an **activity** card updated as it goes |
+| `suggest` | **suggestions** for what to say next, as chips |
 | `fail` | an **error**, to see how one is reported |
 
 Everything you see travels as AG-UI events: `chat.events` in Python holds them all."""
@@ -122,6 +141,18 @@ class DemoAgent(AgentAdapter):
             handler = self._think(stream, text)
         elif "markdown" in lowered or "showcase" in lowered:
             handler = self._say(stream, MARKDOWN_SHOWCASE)
+        elif lowered.startswith("write") or "document" in lowered:
+            handler = self._write_document(stream, text)
+        elif "chart" in lowered or "plot" in lowered or "figure" in lowered:
+            handler = self._rich_tool(stream, "make_chart", _chart)
+        elif "table" in lowered or "dataframe" in lowered:
+            handler = self._rich_tool(stream, "make_table", _table)
+        elif "sub-agent" in lowered or "subagent" in lowered or "delegate" in lowered:
+            handler = self._subagent(stream)
+        elif "activity" in lowered:
+            handler = self._activity(stream)
+        elif "suggest" in lowered:
+            handler = self._suggest(stream)
         elif lowered in {"fail", "error", "crash"}:
             handler = self._fail(stream)
         else:
@@ -292,6 +323,86 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "That was a **reasoning** block: models that think aloud stream it first."):
             yield item
 
+    async def _rich_tool(self, stream: EventStream, name: str, make: Any) -> AsyncIterator[Emitted]:
+        """A backend tool whose result is a Python object shown in the chat (docs/generative-ui.md)."""
+        try:
+            value = make()
+        except ImportError as exc:
+            async for item in self._say(stream, f"`{name}` needs {exc.name or 'a package'} installed (`pip install matplotlib pandas`)."):
+                yield item
+            return
+        async for item in self._say(stream, f"Calling `{name}`; its result is a Python object, shown as it would be in a notebook."):
+            yield item
+        call = stream.tool_call(name, {})
+        yield call
+        await self._pause(5)
+        yield stream.tool_result(call[0].tool_call_id, value)  # type: ignore[attr-defined]
+        async for item in self._say(stream, "The model got a text version of it; you see the object."):
+            yield item
+
+    async def _write_document(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
+        topic = re.sub(r"^.*?\b(?:about|on)\s+", "", text, flags=re.IGNORECASE).strip(" .!?") if re.search(r"\b(about|on)\s", text, re.IGNORECASE) else "tea"
+        document = _document(topic)
+        yield CustomEvent(name="PredictState", value=[{"state_key": "document", "tool": "write_document", "tool_argument": "document"}])
+        async for item in self._say(stream, f"Writing a short document about {topic}; watch `state[\"document\"]` fill in as the arguments stream."):
+            yield item
+        call = stream.tool_call_start("write_document")
+        call_id = call[0].tool_call_id  # type: ignore[attr-defined]
+        yield call
+        yield stream.tool_call_args(call_id, '{"document": "')
+        for token in _WORDS.findall(document):
+            await self._pause()
+            yield stream.tool_call_args(call_id, json.dumps(token)[1:-1])
+        yield stream.tool_call_args(call_id, '"}')
+        yield stream.tool_call_end(call_id)
+        yield stream.tool_result(call_id, {"written": True, "words": len(document.split())})
+        async for item in self._say(stream, f"Done: {len(document.split())} words, in `chat.state['document']`."):
+            yield item
+
+    async def _subagent(self, stream: EventStream) -> AsyncIterator[Emitted]:
+        async for item in self._say(stream, "I'll hand this to my research sub-agent."):
+            yield item
+        run_id = new_id("subagent")
+        yield SubagentStartedEvent(subagent_run_id=run_id, name="researcher", description="looks things up")
+        message_id = new_id("msg")
+        yield TextMessageStartEvent(message_id=message_id, role="assistant", subagent_run_id=run_id)
+        for token in _WORDS.findall("Looking it up in the (pretend) library…"):
+            await self._pause()
+            yield TextMessageContentEvent(message_id=message_id, delta=token, subagent_run_id=run_id)
+        yield TextMessageEndEvent(message_id=message_id, subagent_run_id=run_id)
+        call_id = new_id("call")
+        yield ToolCallStartEvent(tool_call_id=call_id, tool_call_name="search_library", parent_message_id=message_id, subagent_run_id=run_id)
+        yield ToolCallArgsEvent(tool_call_id=call_id, delta='{"query": "AG-UI"}', subagent_run_id=run_id)
+        yield ToolCallEndEvent(tool_call_id=call_id, subagent_run_id=run_id)
+        await self._pause(5)
+        yield ToolCallResultEvent(
+            message_id=new_id("tool"), tool_call_id=call_id, role="tool", subagent_run_id=run_id,
+            content=json.dumps({"found": "AG-UI is an open protocol between agents and user interfaces."}),
+        )  # fmt: skip
+        yield SubagentFinishedEvent(subagent_run_id=run_id, result={"found": 1})
+        async for item in self._say(stream, "My sub-agent found it: **AG-UI is an open protocol between agents and user interfaces.**"):
+            yield item
+
+    async def _activity(self, stream: EventStream) -> AsyncIterator[Emitted]:
+        message_id = new_id("activity")
+        yield ActivitySnapshotEvent(message_id=message_id, activity_type="progress", content={"markdown": "Indexing: **0** of 3 files"})
+        for done in range(1, 4):
+            await self._pause(5)
+            yield ActivityDeltaEvent(
+                message_id=message_id, activity_type="progress",
+                patch=[{"op": "replace", "path": "/markdown", "value": f"Indexing: **{done}** of 3 files"}],
+            )  # fmt: skip
+        async for item in self._say(stream, "Indexed 3 files (an activity card showed the progress)."):
+            yield item
+
+    async def _suggest(self, stream: EventStream) -> AsyncIterator[Emitted]:
+        async for item in self._say(stream, "Here are a few things to try next:"):
+            yield item
+        yield CustomEvent(
+            name="suggestions",
+            value=["weather in Lisbon", {"title": "A chart", "message": "chart"}, {"title": "Write a document", "message": "write a document about tea"}],
+        )
+
     async def _fail(self, stream: EventStream) -> AsyncIterator[Emitted]:
         async for item in self._say(stream, "About to fail on purpose"):
             yield item
@@ -326,3 +437,31 @@ def _fake_weather(city: str) -> dict[str, Any]:
     seed = int(hashlib.sha256(city.lower().encode()).hexdigest(), 16)
     conditions = ["sunny", "cloudy", "rainy", "windy", "foggy"][seed % 5]
     return {"city": city, "temperature_c": 5 + seed % 25, "conditions": conditions}
+
+
+def _chart() -> Any:
+    """A matplotlib figure, drawn without pyplot (no backend, no global state)."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(4, 2.5))
+    axes = figure.subplots()
+    days = ["Mon", "Tue", "Wed", "Thu", "Fri"]
+    axes.plot(days, [18, 21, 19, 23, 22], marker="o")
+    axes.set_title("Made-up temperatures (°C)")
+    figure.tight_layout()
+    return figure
+
+
+def _table() -> Any:
+    import pandas as pd
+
+    return pd.DataFrame({"city": ["Lisbon", "Oslo", "Nairobi"], "temperature_c": [21, 4, 24], "conditions": ["sunny", "snow", "cloudy"]})
+
+
+def _document(topic: str) -> str:
+    return (
+        f"{topic.capitalize()}\n\n"
+        f"{topic.capitalize()} is a fine subject for a short document. This text streams into the "
+        f"tool call's arguments, and the shared state follows it word by word: that is predictive "
+        f"state. When the call completes, the document is final."
+    )

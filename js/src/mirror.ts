@@ -21,6 +21,7 @@
  * returned by `messages()` is a new array only when membership or order changes (so a streaming
  * token costs O(1), whatever the length of the transcript).
  */
+import * as untruncateModule from "untruncate-json";
 import { PatchError, applyJsonPatch } from "./jsonpatch";
 import { preview, warn } from "./log";
 import {
@@ -30,6 +31,8 @@ import {
   type JsonPatch,
   type KernelMessage,
   type Message,
+  type PredictRule,
+  type RenderMessage,
   type ToolCall,
   checkEvent,
   isKnownEventType,
@@ -49,7 +52,24 @@ export type Topic =
   /** the event log grew (for the inspector) */
   | "events"
   /** this copy no longer matches the kernel: ask for a fresh snapshot */
-  | "resync";
+  | "resync"
+  /** a Python renderer's output arrived or went (tool calls, state) */
+  | "renders"
+  /** a sub-agent started, finished or failed */
+  | "subagents";
+
+/** A sub-agent run, from SUBAGENT_* events (nested events carry its `subagentRunId`). */
+export type SubagentInfo = {
+  id: string;
+  name: string;
+  description: string;
+  status: "running" | "finished" | "error";
+  error: string;
+  parentToolCallId: string | null;
+};
+
+/** The CUSTOM event an agent sends to make state follow a tool's streamed arguments. */
+export const PREDICT_STATE_EVENT = "PredictState";
 
 export type RunInfo = {
   /** between RUN_STARTED and RUN_FINISHED / RUN_ERROR */
@@ -144,6 +164,10 @@ export class Mirror {
   private messageListeners = new Map<string, Set<() => void>>();
   private changeListeners = new Set<(change: Change) => void>();
   private warnedChunks = false;
+  private _renders = new Map<string, RenderMessage>();
+  private _subagents = new Map<string, SubagentInfo>();
+  private predictRules: PredictRule[] = [];
+  private runPredictRules: PredictRule[] = [];
 
   constructor(viewId: string) {
     this.viewId = viewId;
@@ -205,6 +229,23 @@ export class Mirror {
     return toolCallsOf(owner === undefined ? undefined : this.message(owner)).find((c) => c.id === toolCallId);
   }
 
+  /** What a Python renderer made for `key` (`tool:<call id>`, `state:<n>`), if anything. */
+  render(key: string): RenderMessage | undefined {
+    return this._renders.get(key);
+  }
+  /** Every current render, in arrival order. */
+  renders(): RenderMessage[] {
+    return [...this._renders.values()];
+  }
+  subagent(id: string): SubagentInfo | undefined {
+    return this._subagents.get(id);
+  }
+  /** The chat's predictive-state rules (the `predict_state` trait); a run's `PredictState`
+   * event adds to them until the run ends. */
+  setPredictRules(rules: readonly PredictRule[]): void {
+    this.predictRules = [...rules];
+  }
+
   // -------------------------------------------------------------------------------------------
   // Listening
   // -------------------------------------------------------------------------------------------
@@ -259,6 +300,10 @@ export class Mirror {
           if (!this._ready) return;
           this.check(msg.count, msg.start, msg.tail);
           break;
+        case "render":
+          if (!this._ready) return;
+          this.applyRender(msg);
+          break;
         case "notice":
           break; // not part of the conversation: the view shows it
       }
@@ -282,10 +327,13 @@ export class Mirror {
     this.rebuildCalls();
     this.openMessages.clear();
     this.openCalls.clear();
+    this._renders.clear(); // the kernel sends its renders again right after this snapshot
+    this._subagents.clear();
+    this.runPredictRules = [];
     this._run = this.runFromLog();
     for (const m of before) this.dirtyMessages.add(m.id);
     for (const m of this._messages) this.dirtyMessages.add(m.id);
-    this.touch("list", "state", "run", "events");
+    this.touch("list", "state", "run", "events", "renders", "subagents");
     if (!wasReady) this.touch("ready");
   }
 
@@ -302,6 +350,15 @@ export class Mirror {
           run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [], finishedSteps: [] };
           this.openMessages.clear();
           this.openCalls.clear();
+          this.runPredictRules = [];
+          break;
+        case "SUBAGENT_STARTED":
+        case "SUBAGENT_FINISHED":
+        case "SUBAGENT_ERROR":
+          this.subagentEvent(e);
+          break;
+        case "CUSTOM":
+          if (e.name === PREDICT_STATE_EVENT) this.runPredictRules = predictRulesOf(e.value);
           break;
         case "RUN_FINISHED":
           run = { ...run, active: false, steps: [], outcome: e.outcome ?? undefined };
@@ -440,7 +497,8 @@ export class Mirror {
       case "TOOL_CALL_START":
         return this.toolCallStart(event);
       case "TOOL_CALL_ARGS":
-        return this.toolCallArgs(event);
+        this.toolCallArgs(event);
+        return this.predictState(event.toolCallId);
       case "TOOL_CALL_END":
         return this.toolCallEnd(event);
       case "TOOL_CALL_RESULT":
@@ -464,6 +522,7 @@ export class Mirror {
       case "ACTIVITY_DELTA":
         return this.activityDelta(event);
       case "RUN_STARTED":
+        this.runPredictRules = [];
         return this.runStarted(event);
       case "RUN_FINISHED":
         this.closeAll();
@@ -488,14 +547,71 @@ export class Mirror {
           warn(`${event.type} reached the view; the kernel sends events after chunk expansion, so chunks are ignored`);
         }
         return;
-      case "REASONING_START":
-      case "REASONING_END":
       case "CUSTOM":
-      case "RAW":
+        if (event.name === PREDICT_STATE_EVENT) this.runPredictRules = predictRulesOf(event.value);
+        return;
       case "SUBAGENT_STARTED":
       case "SUBAGENT_FINISHED":
       case "SUBAGENT_ERROR":
-        return; // nothing to display yet; the event log has them
+        this.subagentEvent(event);
+        return this.touch("subagents", "list");
+      case "REASONING_START":
+      case "REASONING_END":
+      case "RAW":
+        return; // nothing to display; the event log has them
+    }
+  }
+
+  private applyRender(msg: RenderMessage): void {
+    if (msg.bundle === null && msg.error === null) this._renders.delete(msg.key);
+    else this._renders.set(msg.key, msg);
+    this.touch("renders");
+  }
+
+  private subagentEvent(e: EventOf<"SUBAGENT_STARTED"> | EventOf<"SUBAGENT_FINISHED"> | EventOf<"SUBAGENT_ERROR">): void {
+    const known = this._subagents.get(e.subagentRunId);
+    const base: SubagentInfo = known ?? { id: e.subagentRunId, name: "sub-agent", description: "", status: "running", error: "", parentToolCallId: null };
+    if (e.type === "SUBAGENT_STARTED") {
+      this._subagents.set(e.subagentRunId, {
+        ...base,
+        name: e.name || base.name,
+        description: e.description ?? "",
+        status: "running",
+        parentToolCallId: e.parentToolCallId ?? null,
+      });
+    } else if (e.type === "SUBAGENT_FINISHED") {
+      this._subagents.set(e.subagentRunId, { ...base, status: "finished" });
+    } else {
+      this._subagents.set(e.subagentRunId, { ...base, status: "error", error: e.message });
+    }
+  }
+
+  /**
+   * Predictive state: while a predicted tool's arguments stream, `state[state_key]` follows the
+   * (partial) argument. The kernel applies the same rule to the same events (agui_widget/_predict.py).
+   */
+  private predictState(toolCallId: string): void {
+    if (this.predictRules.length === 0 && this.runPredictRules.length === 0) return;
+    const call = this.toolCall(toolCallId);
+    const name = call?.function?.name;
+    if (!call || !name || !isRecord(this._state)) return;
+    const rules = [...this.predictRules, ...this.runPredictRules].filter((r) => r.tool === name);
+    if (rules.length === 0) return;
+    const args = parsePartialJson(call.function.arguments ?? "");
+    const changes: Loose = {};
+    let changed = false;
+    for (const rule of rules) {
+      let value: unknown;
+      if (rule.tool_argument === undefined) value = args;
+      else if (isRecord(args) && rule.tool_argument in args) value = args[rule.tool_argument];
+      else continue;
+      if (value === undefined || value === null || sameJson((this._state as Loose)[rule.state_key], value)) continue;
+      changes[rule.state_key] = value;
+      changed = true;
+    }
+    if (changed) {
+      this._state = { ...(this._state as Loose), ...changes };
+      this.touch("state");
     }
   }
 
@@ -876,6 +992,40 @@ export class Mirror {
     for (const id of change.messages) callAll(this.messageListeners.get(id));
     for (const listener of [...this.changeListeners]) safeCall(() => listener(change));
   }
+}
+
+/** untruncate-json's function, whether the bundler picked its ES module or its CommonJS build. */
+const untruncateJson: (json: string) => string = (() => {
+  const mod = untruncateModule as unknown as { default: unknown };
+  const fn = typeof mod.default === "function" ? mod.default : (mod.default as { default: unknown }).default;
+  return fn as (json: string) => string;
+})();
+
+/** The JSON value an unfinished text holds (open strings, lists and objects closed), or undefined. */
+export function parsePartialJson(text: string): unknown {
+  if (text.trim() === "") return undefined;
+  try {
+    return JSON.parse(untruncateJson(text));
+  } catch {
+    return undefined;
+  }
+}
+
+function predictRulesOf(value: unknown): PredictRule[] {
+  if (!Array.isArray(value)) {
+    warn("a PredictState event without a list of rules; ignored:", preview(value));
+    return [];
+  }
+  const rules: PredictRule[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry)) continue;
+    const key = entry.state_key ?? entry.stateKey;
+    const tool = entry.tool;
+    const argument = entry.tool_argument ?? entry.toolArgument;
+    if (typeof key !== "string" || typeof tool !== "string") continue;
+    rules.push(typeof argument === "string" ? { state_key: key, tool, tool_argument: argument } : { state_key: key, tool });
+  }
+  return rules;
 }
 
 function isRecord(value: unknown): value is Loose {

@@ -26,6 +26,24 @@ beforeEach(() => {
   win.__xss = (n: unknown) => calls.push(n);
 });
 
+/** An SVG bundle shown as an image: the one place a `data:image/svg+xml` URL is allowed (an SVG
+ * loaded as an image runs no script and loads nothing), and only after sanitising. */
+function isSvgImage(el: Element, name: string, value: string): boolean {
+  return el.localName === "img" && name === "src" && !!el.closest('.agui-bundle[data-mime="image/svg+xml"]') && value.startsWith("data:image/svg+xml;charset=utf-8,");
+}
+
+function assertInertSvg(url: string, where: string): void {
+  const svg = decodeURIComponent(url.slice(url.indexOf(",") + 1));
+  const holder = doc.createElement("div");
+  holder.innerHTML = svg;
+  for (const el of holder.querySelectorAll("*")) {
+    assert.ok(!["script", "foreignobject", "a", "use", "image", "set", "animate"].includes(el.localName.toLowerCase()), `${where}: <${el.localName}> in an SVG image`);
+    for (const attr of el.attributes) {
+      assert.ok(!attr.name.toLowerCase().startsWith("on") && !/href$/i.test(attr.name), `${where}: ${attr.name} in an SVG image`);
+    }
+  }
+}
+
 /** Everything under `root` is inert: no executable element, handler, URL or style. */
 function assertInert(root: Element, where: string): void {
   const all = [root, ...root.querySelectorAll("*")];
@@ -44,7 +62,8 @@ function assertInert(root: Element, where: string): void {
       assert.ok(!name.startsWith("on"), `${where}: <${tag} ${name}="${attr.value}">`);
       assert.notEqual(name, "srcdoc", `${where}: srcdoc`);
       if (URL_ATTRIBUTES.includes(name) || name.endsWith(":href")) {
-        assert.ok(!BAD_URL.test(attr.value), `${where}: <${tag} ${name}="${attr.value}">`);
+        if (isSvgImage(el, name, attr.value)) assertInertSvg(attr.value, where);
+        else assert.ok(!BAD_URL.test(attr.value), `${where}: <${tag} ${name}="${attr.value}">`);
       }
       if (name === "style") {
         assert.equal(el.namespaceURI, MATHML, `${where}: a style attribute on <${tag}>`);
@@ -244,5 +263,77 @@ describe("the view, with payloads in every place", () => {
     await settle();
     assertInert(el, "pending, queued, notices, error");
     assert.ok(maybeButton(el, "Approve") === null || el.querySelectorAll("button").length > 0);
+  });
+});
+
+describe("generative UI, with payloads in every bundle and label", () => {
+  const svgPayloads = XSS_PAYLOADS.filter((p) => /svg/i.test(p));
+
+  it("in text/html, image/svg+xml, Markdown, JSON and plain-text bundles of tool and state renders", async () => {
+    const turn = [
+      { id: "u", role: "user", content: "go" },
+      {
+        id: "a",
+        role: "assistant",
+        toolCalls: XSS_PAYLOADS.map((p, i) => ({ id: `c${i}`, type: "function", function: { name: p, arguments: JSON.stringify({ p }) } })),
+      },
+    ];
+    const { model, el } = await connected(turn);
+    XSS_PAYLOADS.forEach((p, i) => {
+      model.kernel({ kind: "render", key: `tool:c${i}`, bundle: { "text/html": p, "text/plain": p }, error: p, after: null });
+      model.kernel({ kind: "render", key: `state:h${i}`, bundle: { "text/html": `<div>${p}</div><table><tr><td>${p}</td></tr></table>` }, error: null, after: "a" });
+      model.kernel({ kind: "render", key: `state:m${i}`, bundle: { "text/markdown": p }, error: null, after: null });
+      model.kernel({ kind: "render", key: `state:j${i}`, bundle: { "application/json": { [p]: p }, "text/plain": p }, error: null, after: null });
+      model.kernel({ kind: "render", key: `state:p${i}`, bundle: { "text/plain": p, "image/png": p }, error: null, after: null });
+    });
+    svgPayloads.forEach((p, i) => {
+      model.kernel({ kind: "render", key: `state:s${i}`, bundle: { "image/svg+xml": p }, error: null, after: null });
+    });
+    await settle();
+    for (const b of el.querySelectorAll(".agui-render-details")) (b as HTMLButtonElement).click();
+    await settle();
+    assert.equal(el.querySelectorAll(".agui-tool-rendered").length, XSS_PAYLOADS.length);
+    assert.ok(svgPayloads.length > 0 && el.querySelectorAll('.agui-bundle[data-mime="image/svg+xml"] img').length === svgPayloads.length);
+    assertInert(el, "renders");
+  });
+
+  it("in rich tool results and assistant display bundles", async () => {
+    const messages: unknown[] = [{ id: "u", role: "user", content: "go" }];
+    XSS_PAYLOADS.forEach((p, i) => {
+      messages.push({ id: `a${i}`, role: "assistant", content: p, metadata: { agui_widget: { display: { "text/html": p } } } });
+      messages.push({ id: `b${i}`, role: "assistant", toolCalls: [{ id: `c${i}`, type: "function", function: { name: "t", arguments: "{}" } }] });
+      messages.push({ id: `t${i}`, role: "tool", toolCallId: `c${i}`, content: p, metadata: { agui_widget: { display: { "image/svg+xml": p, "text/html": p } } } });
+      messages.push({ id: `o${i}`, role: "tool", toolCallId: `orphan${i}`, content: p, metadata: { agui_widget: { display: { "text/html": p } } } });
+    });
+    const { el } = await connected(messages);
+    assertInert(el, "rich results");
+  });
+
+  it("in sub-agent names and errors, activity types and content, and suggestion chips", async () => {
+    const model = new FakeModel({ suggestions: XSS_PAYLOADS.map((p) => ({ title: p, message: p })) });
+    const { el } = await connected([], model);
+    assert.equal(el.querySelectorAll(".agui-chip").length, XSS_PAYLOADS.length);
+    assertInert(el, "suggestions");
+    model.kernel({
+      kind: "events",
+      events: [
+        ev.runStarted(),
+        ...XSS_PAYLOADS.flatMap((p, i) => [
+          { type: "SUBAGENT_STARTED", subagentRunId: `s${i}`, name: p, description: p },
+          { type: "TEXT_MESSAGE_START", messageId: `m${i}`, role: "assistant", subagentRunId: `s${i}` },
+          { type: "TEXT_MESSAGE_CONTENT", messageId: `m${i}`, delta: p, subagentRunId: `s${i}` },
+          { type: "TEXT_MESSAGE_END", messageId: `m${i}`, subagentRunId: `s${i}` },
+          { type: "SUBAGENT_ERROR", subagentRunId: `s${i}`, message: p },
+          { type: "ACTIVITY_SNAPSHOT", messageId: `act${i}`, activityType: p, content: { markdown: p } },
+          { type: "ACTIVITY_SNAPSHOT", messageId: `actj${i}`, activityType: p, content: { [p]: p } },
+        ]),
+        ev.runFinished(),
+      ],
+    });
+    await settle();
+    for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
+    await settle();
+    assert.equal(el.querySelectorAll(".agui-subagent").length, XSS_PAYLOADS.length);
+    assertInert(el, "sub-agents and activity");
   });
 });

@@ -110,9 +110,7 @@ class LangChainAgent(AgentAdapter):
             if checkpointer is not None:
                 graph = graph.copy(update={"checkpointer": checkpointer})
             elif graph.checkpointer is None:
-                from langgraph.checkpoint.memory import InMemorySaver
-
-                graph = graph.copy(update={"checkpointer": InMemorySaver()})
+                graph = graph.copy(update={"checkpointer": _memory_saver()})
             self.graph = graph
             self.middleware = _find_middleware(graph)
             self._input_keys = _schema_keys(graph, "input")
@@ -404,10 +402,13 @@ class LangChainAgent(AgentAdapter):
 
     def _tool_output(self, stream: EventStream, mapper: MessageMapper, name: str, tool_input: Any, output: Any) -> list[BaseEvent]:
         if isinstance(output, ToolMessage) and output.tool_call_id:
-            return mapper.tool_result(output.tool_call_id, output.content, message_id=output.id)
-        # a tool the Runnable called on its own: show it as a call with its result
+            return mapper.tool_result(output.tool_call_id, output.content, message_id=output.id, artifact=output.artifact)
+        # a tool the Runnable called on its own: show it as a call with its result (a raw rich
+        # return, a figure or a DataFrame, is shown as it is)
         call_id, events = mapper.whole_call(name, tool_input)
-        return events + mapper.tool_result(call_id, output.content if isinstance(output, ToolMessage) else output)
+        if isinstance(output, ToolMessage):
+            return events + mapper.tool_result(call_id, output.content, artifact=output.artifact)
+        return events + mapper.tool_result(call_id, output)
 
     def _final_output(self, stream: EventStream, mapper: MessageMapper, final: Any, message_id: str, input: RunAgentInput) -> list[BaseEvent]:
         if isinstance(final, str):
@@ -516,6 +517,16 @@ def _task_tool_call(task_input: Any) -> str | None:
     if isinstance(task_input, list) and len(task_input) == 1 and isinstance(task_input[0], dict):
         return task_input[0].get("id") if task_input[0].get("type") == "tool_call" else None
     return None
+
+
+def _memory_saver() -> Any:
+    """The in-memory checkpointer a graph without one gets. It keeps what msgpack cannot encode
+    (a matplotlib Figure or a DataFrame a ``content_and_artifact`` tool returns as its artifact)
+    by pickling it, in this process only, instead of failing the run."""
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    return InMemorySaver(serde=JsonPlusSerializer(pickle_fallback=True))
 
 
 def _as_uuid(value: str) -> uuid.UUID:

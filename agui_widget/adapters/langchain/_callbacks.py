@@ -272,7 +272,9 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
         call_id = self._tool_calls.pop(run_id, None)
         if self._mapper is not None:
             for message in _tool_messages(output):
-                self._emit(self._mapper.tool_result(message.tool_call_id, message.content, message_id=message.id))
+                self._emit(
+                    self._mapper.tool_result(message.tool_call_id, message.content, message_id=message.id, artifact=message.artifact)
+                )
             if call_id and not self._mapper.has_result(call_id) and not _tool_messages(output):
                 self._emit(self._mapper.tool_result(call_id, output))
         if run_id == self._root:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import logging
 import re
 import traceback
 from collections.abc import Callable, Iterable
@@ -29,6 +30,7 @@ from ag_ui.core import (
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 
+from ..._display import bundle_text, display_bundle, is_rich
 from ..._errors import describe_exception
 from .._base import EventStream, new_id, to_json_text
 from ._messages import json_safe, message_text
@@ -41,6 +43,8 @@ try:  # ag-ui-protocol >= 1.0
     )
 except ImportError:  # pragma: no cover
     aggregate_token_usage = token_usage_from_langchain_metadata = None  # type: ignore[assignment]
+
+log = logging.getLogger("agui_widget")
 
 INTERNAL_KEYS = frozenset({"messages", "jump_to", "remaining_steps", "structured_response"})
 """State keys that are LangChain's own business, never shared with the UI by default."""
@@ -66,6 +70,18 @@ def ui_payload(text: str, limit: int | None) -> tuple[str, dict[str, Any] | None
         "The agent received the whole result; only this view is shortened.]"
     )
     return text[:limit] + note, {"agui_widget": {"truncated": {"shown": limit, "total": len(text), "cut": cut}}}
+
+
+def rich_display(value: Any) -> dict[str, Any] | None:
+    """The MIME bundle the chat shows for a tool's rich output or artifact (a figure, a DataFrame,
+    anything IPython can display), or None for plain values and for objects that fail to render."""
+    if not is_rich(value):
+        return None
+    try:
+        return display_bundle(value)
+    except Exception:
+        log.warning("agui-widget: a tool's %s could not be shown; its text is used", type(value).__name__, exc_info=True)
+        return None
 
 
 def tool_output_text(content: Any) -> str:
@@ -252,7 +268,7 @@ class MessageMapper:
     def message(self, message: BaseMessage, *, fallback_id: str | None = None) -> list[BaseEvent]:
         """A whole message a node, tool or model produced (not streamed)."""
         if isinstance(message, ToolMessage):
-            return self.tool_result(message.tool_call_id, message.content, message_id=message.id)
+            return self.tool_result(message.tool_call_id, message.content, message_id=message.id, artifact=message.artifact)
         if not isinstance(message, AIMessage):
             return []  # user and system messages made inside an agent have no AG-UI event
         message_id = message.id or fallback_id or new_id("msg")
@@ -268,11 +284,23 @@ class MessageMapper:
             self._add_usage(message, message_id)
         return events + self.end_message(message_id)
 
-    def tool_result(self, tool_call_id: str | None, content: Any, *, message_id: str | None = None) -> list[BaseEvent]:
+    def tool_result(
+        self, tool_call_id: str | None, content: Any, *, message_id: str | None = None, artifact: Any = None
+    ) -> list[BaseEvent]:
+        """TOOL_CALL_RESULT for a tool's output. A rich ``artifact`` (``content_and_artifact`` tools)
+        or a rich raw ``content`` is shown as a MIME bundle in ``metadata.agui_widget.display``;
+        ``content`` stays what the model received (for raw rich content: the bundle's text)."""
         if not tool_call_id or tool_call_id in self._results:
             return []
         self._results.add(tool_call_id)
+        bundle = rich_display(artifact)
+        if bundle is None:
+            bundle = rich_display(content)
+            if bundle is not None:
+                content = bundle_text(bundle)
         text, metadata = ui_payload(tool_output_text(content), self.options.max_ui_payload)
+        if bundle is not None:
+            metadata = {"agui_widget": {**(metadata or {}).get("agui_widget", {}), "display": bundle}}
         owner = self._owner.get(tool_call_id)
         events = self.end_message(owner) if owner is not None and tool_call_id in self._open_calls.get(owner, ()) else []
         result = ToolCallResultEvent(

@@ -5,6 +5,10 @@
 - ``after_model`` / ``before_model`` end the run when the model called a frontend tool, so the
   call stays pending for the UI (the AG-UI standard flow: the chat answers, then runs the agent
   again with the result); ``wrap_tool_call`` keeps the tool node from failing on those calls;
+- ``wrap_tool_call`` also lets a tool return a rich object (a matplotlib Figure, a pandas
+  DataFrame, anything IPython can display): LangChain would send the model ``str(obj)``; here the
+  model gets the object's text (a DataFrame's table) and the ToolMessage's ``artifact`` its MIME
+  bundle, which the chat shows;
 - ``before_agent`` ... ``after_agent`` map the agent's state keys to AG-UI state when the agent
   runs under an :class:`~agui_widget.adapters.langchain.AGUICallbackHandler` (code that runs the
   agent itself). Under :class:`~agui_widget.adapters.langchain.LangChainAgent` (``AgentChat``)
@@ -13,6 +17,8 @@
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -26,9 +32,14 @@ from langchain.agents.middleware import (
     hook_config,
 )
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
+from langchain_core.messages.tool import ToolOutputMixin
+from langchain_core.tools import BaseTool, StructuredTool
+from langchain_core.tools import Tool as SimpleTool
 
+from ..._display import bundle_text
 from ..._tools import FrontendTool, coerce_tools
 from ._context import RunContext, run_context
+from ._events import rich_display
 from ._messages import spec_name
 from ._options import AGUIOptions, make_options
 
@@ -55,6 +66,7 @@ class AGUIMiddleware(AgentMiddleware):
         self.frontend_tools: tuple[Tool, ...] = tuple(t.to_agui() for t in coerce_tools(frontend_tools))
         self._backend_names: set[str] = set()
         self._warned: set[str] = set()
+        self._showing: dict[int, tuple[BaseTool, BaseTool]] = {}
 
     # -- the run's frontend tools ---------------------------------------------------------------
 
@@ -102,12 +114,25 @@ class AGUIMiddleware(AgentMiddleware):
     def wrap_tool_call(self, request: Any, handler: Callable[[Any], Any]) -> Any:
         if request.tool is None and request.tool_call["name"] in self._context().tool_names:
             return []  # no result: the chat answers this call
-        return handler(request)
+        return handler(self._showing_rich(request))
 
     async def awrap_tool_call(self, request: Any, handler: Callable[[Any], Awaitable[Any]]) -> Any:
         if request.tool is None and request.tool_call["name"] in self._context().tool_names:
             return []
-        return await handler(request)
+        return await handler(self._showing_rich(request))
+
+    # -- rich tool returns ------------------------------------------------------------------------
+
+    def _showing_rich(self, request: Any) -> Any:
+        """The request with its tool swapped for one whose rich returns are shown (see
+        :func:`_rich_returns`); tools of other kinds, and ``content_and_artifact`` ones, run as they are."""
+        tool = request.tool
+        if not isinstance(tool, (StructuredTool, SimpleTool)) or tool.response_format != "content":
+            return request
+        cached = self._showing.get(id(tool))
+        if cached is None or cached[0] is not tool:
+            cached = self._showing[id(tool)] = (tool, _rich_returns(tool))
+        return request.override(tool=cached[1])
 
     def _pending_frontend_calls(self, state: Any, *, only_frontend: bool) -> bool:
         messages = state.get("messages") if isinstance(state, dict) else getattr(state, "messages", None)
@@ -166,6 +191,39 @@ class AGUIMiddleware(AgentMiddleware):
 
     async def aafter_agent(self, state: Any, runtime: Any) -> dict[str, Any] | None:
         return self.after_agent(state, runtime)
+
+
+def _rich_returns(tool: StructuredTool | SimpleTool) -> BaseTool:
+    """A copy of ``tool`` that answers ``(text for the model, MIME bundle)`` when its function
+    returns a rich object, and ``(value, None)`` otherwise, so LangChain builds the same
+    ToolMessage as before with the bundle as its ``artifact`` (JSON-ready, so any checkpointer
+    stores it)."""
+
+    def split(value: Any) -> tuple[Any, Any]:
+        if isinstance(value, ToolOutputMixin):
+            return value, None
+        bundle = rich_display(value)
+        return (value, None) if bundle is None else (bundle_text(bundle), bundle)
+
+    update: dict[str, Any] = {"response_format": "content_and_artifact"}
+    func, coroutine = tool.func, tool.coroutine
+    if func is not None:
+
+        @functools.wraps(func)
+        def run(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            return split(func(*args, **kwargs))
+
+        update["func"] = run
+    if coroutine is not None and inspect.iscoroutinefunction(coroutine):
+
+        @functools.wraps(coroutine)
+        async def arun(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+            return split(await coroutine(*args, **kwargs))
+
+        update["coroutine"] = arun
+    elif coroutine is not None:
+        return tool  # an unusual awaitable factory: left alone
+    return tool.model_copy(update=update)
 
 
 def _emit_state(state: Any, phase: str, options: AGUIOptions) -> None:

@@ -55,6 +55,7 @@ from langroid.utils.object_registry import ObjectRegistry
 from pydantic import ValidationError
 
 from ..._content import parse_json_text
+from ..._display import is_rich
 from .._base import EventStream, new_id
 from . import _quiet
 from ._history import json_tool_text, parse_args, to_llm_messages, tool_mode
@@ -679,8 +680,13 @@ class _Run:
             finally:
                 if not task.done():
                     task.cancel()
-        message_id = new_id("tool")
-        yield [ToolCallResultEvent(message_id=message_id, tool_call_id=call.id, content=text, role="tool")]
+        shown = rich_result(self.stream, agent, call.tool, call.id, value) if handled else None
+        if shown is not None:
+            text = shown.content
+        else:
+            shown = ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=text, role="tool")
+        message_id = shown.message_id
+        yield [shown]
         behavior = self.behaviors.get(call.name)
         if behavior is not None and behavior.state_from_result is not None and handled:
             context = ToolResultContext(
@@ -761,6 +767,31 @@ class _Run:
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+def rich_result(
+    stream: EventStream, agent: ChatAgent, tool: ToolMessage | None, call_id: str, value: Any
+) -> ToolCallResultEvent | None:
+    """The TOOL_CALL_RESULT for a handler that returned a rich object (a figure, a DataFrame,
+    anything IPython can display): its bundle shown in the chat, a text version for the model.
+    None for any other value, and when the object gives nothing to show.
+
+    Langroid makes the model's text from such a value with ``str()`` (a figure becomes
+    ``Figure(640x480)``) and keeps the object itself as the result's ``content_any``: ``value``
+    is that object. The text keeps the tool's ``_max_result_tokens`` limit."""
+    if not is_rich(value):
+        return None
+    try:
+        [event] = stream.tool_result(call_id, value)
+    except Exception:
+        log.warning("agui-widget: the result of tool call %s could not be shown", call_id, exc_info=True)
+        return None
+    if not event.metadata:
+        return None
+    limit = getattr(tool, "_max_result_tokens", None)
+    if limit is not None:
+        event = event.model_copy(update={"content": agent._maybe_truncate_result(event.content, limit)})
+    return event  # type: ignore[no-any-return]
 
 
 async def _maybe_await(value: Any) -> Any:

@@ -63,7 +63,18 @@ from .._base import EventStream, new_id
 from . import _quiet
 from ._history import DONE_SIGNAL, tool_mode
 from ._hooks import _CURRENT, ToolContext, ToolResultContext
-from ._runtime import _DONE, NO_RESULT, _AgentSetup, _Call, _check_api_key, _maybe_await, _Run, _Step, lock_for
+from ._runtime import (
+    _DONE,
+    NO_RESULT,
+    _AgentSetup,
+    _Call,
+    _check_api_key,
+    _maybe_await,
+    _Run,
+    _Step,
+    lock_for,
+    rich_result,
+)
 
 if TYPE_CHECKING:
     from ._adapter import LangroidAgent
@@ -490,10 +501,18 @@ class _TaskRun:
             text = _result_text(result) if result is not None else NO_RESULT
             if isinstance(result, ChatDocument) and not text and not _has_done_tool(result):
                 text = NO_RESULT
-            message_id = new_id("tool")
-            self._emit(
-                [ToolCallResultEvent(message_id=message_id, tool_call_id=call.id, content=text or "", role="tool")]
-            )
+            shown: ToolCallResultEvent | None = None
+            if handled and isinstance(result, ChatDocument) and not _has_done_tool(result):
+                shown = rich_result(self.stream, agent, tool, call.id, result.content_any)
+            if shown is not None:
+                # Langroid hands ``str(obj)`` on to the model; it gets the text the chat's result has.
+                text = result.content = shown.content
+            else:
+                shown = ToolCallResultEvent(
+                    message_id=new_id("tool"), tool_call_id=call.id, content=text or "", role="tool"
+                )
+            message_id = shown.message_id
+            self._emit([shown])
             behavior = helper.behaviors.get(call.name)
             if behavior is not None and behavior.state_from_result is not None and handled:
                 value = result.content_any if isinstance(result, ChatDocument) else result

@@ -140,3 +140,24 @@ export function sanitizeToHtml(html: string): string {
   holder.appendChild(sanitizeToFragment(html, ""));
   return holder.innerHTML;
 }
+
+const SVG_CONFIG: Config = {
+  USE_PROFILES: { svg: true, svgFilters: true },
+  FORBID_TAGS: ["script", "style", "foreignobject", "a", "image", "use", "animate", "set", "animatemotion", "animatetransform"],
+  FORBID_ATTR: ["href", "xlink:href", "style"],
+  ALLOW_DATA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  WHOLE_DOCUMENT: false,
+};
+
+/**
+ * An SVG image (a bundle's `image/svg+xml`) without scripts, handlers, links, styles, foreign
+ * content or animation, as text. The view shows it as an `<img>` data URL, where a browser runs
+ * no script and loads nothing anyway; this is the second fence. "" where DOMPurify cannot run.
+ */
+export function sanitizeSvg(svg: string): string {
+  const purify = getPurifier();
+  if (!purify) return "";
+  const clean = purify.sanitize(svg, SVG_CONFIG) as unknown as string;
+  return /^\s*<svg[\s>]/i.test(clean) ? clean : "";
+}

@@ -1,11 +1,12 @@
 /** One tool call: its name, a status, its arguments as they stream (pretty JSON once complete),
  * its result (folded when long), and whatever a frontend handler drew for it. */
-import { useLayoutEffect, useRef } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ToolMessage } from "../mirror";
 import { textOf } from "../mirror";
 import type { ToolCall } from "../wire";
 import { useView } from "./context";
 import { jsonOrText, valueText } from "./format";
+import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
 import { useRunner, useTopics, useTrait } from "./hooks";
 
@@ -21,7 +22,34 @@ const STATE_LABEL: Record<CallState, string> = {
   called: "no result",
 };
 
-export function ToolCallCard({ call, streaming, result }: { call: ToolCall; streaming: boolean; result?: ToolMessage }) {
+type CardProps = { call: ToolCall; streaming: boolean; result?: ToolMessage };
+
+/** A tool call: what its Python renderer made (`chat.render_tool`), with the default card one
+ * click away, or the default card. */
+export function ToolCallCard(props: CardProps) {
+  const { conn } = useView();
+  useTopics("renders");
+  const render = conn.mirror.render(`tool:${props.call.id}`);
+  const [details, setDetails] = useState(false);
+  if (!render) return <DefaultCard {...props} />;
+  const name = props.call.function?.name || "tool";
+  return (
+    <div class="agui-tool-rendered" data-tool={name}>
+      {render.error !== null && (
+        <div class="agui-render-error" role="note">
+          Could not render {name}: {render.error}
+        </div>
+      )}
+      {render.bundle !== null && <Bundle bundle={render.bundle} />}
+      <button type="button" class="agui-btn agui-btn-quiet agui-render-details" aria-expanded={details} onClick={() => setDetails(!details)}>
+        {details ? "Hide details" : "details"}
+      </button>
+      {details && <DefaultCard {...props} />}
+    </div>
+  );
+}
+
+function DefaultCard({ call, streaming, result }: CardProps) {
   const { conn, runner } = useView();
   const pending = useTrait("pending");
   useRunner();
@@ -67,6 +95,15 @@ export function ToolCallCard({ call, streaming, result }: { call: ToolCall; stre
 }
 
 function ResultSection({ result, error }: { result: ToolMessage; error: string }) {
+  const display = displayOf(result);
+  if (display !== null && error === "") {
+    return (
+      <details class="agui-tool-section" open>
+        <summary>Result</summary>
+        <Bundle bundle={display} />
+      </details>
+    );
+  }
   const content = result.content as unknown;
   const fromContent = typeof content === "string" ? jsonOrText(content) : textOf(content) ? jsonOrText(textOf(content)) : valueText(content);
   const shown = fromContent.text !== "" ? fromContent : { text: error, json: false };

@@ -1,0 +1,216 @@
+"""Rich output for the chat: Python objects as MIME bundles the view renders safely.
+
+A tool renderer's return value, a state renderer's, and a backend tool's rich result all become a
+MIME bundle (``{"image/png": base64, "text/plain": ...}``), the same shape Jupyter uses for cell
+outputs. The view renders a few known types and sanitizes HTML and SVG (docs/generative-ui.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import logging
+import re
+from collections.abc import Mapping
+from typing import Any
+
+log = logging.getLogger("agui_widget")
+
+_OBJECT_REPR = re.compile(r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>")
+
+KNOWN_MIME_TYPES = (
+    "application/vnd.vegalite.v6+json",
+    "application/vnd.vegalite.v5+json",
+    "application/vnd.vegalite.v4+json",
+    "image/png",
+    "image/jpeg",
+    "image/svg+xml",
+    "text/html",
+    "text/markdown",
+    "application/json",
+    "text/plain",
+)
+"""The types a bundle keeps (others are dropped: the view could not show them)."""
+
+
+class HTML:
+    """HTML for the chat. The view sanitizes it: no scripts, no event handlers, no styles."""
+
+    def __init__(self, data: str) -> None:
+        if not isinstance(data, str):
+            raise TypeError(f"HTML takes a string, not {type(data).__name__}")
+        self.data = data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/html": self.data, "text/plain": _html_text(self.data)}
+
+    def __repr__(self) -> str:
+        return f"HTML({self.data[:60]!r})"
+
+
+class Markdown:
+    """Markdown for the chat, rendered like agent text."""
+
+    def __init__(self, data: str) -> None:
+        if not isinstance(data, str):
+            raise TypeError(f"Markdown takes a string, not {type(data).__name__}")
+        self.data = data
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/markdown": self.data, "text/plain": self.data}
+
+    def __repr__(self) -> str:
+        return f"Markdown({self.data[:60]!r})"
+
+
+def display_bundle(obj: Any) -> dict[str, Any] | None:
+    """The MIME bundle the chat shows for ``obj``, or None when there is nothing to show.
+
+    A ``str`` is Markdown; :class:`HTML`/:class:`Markdown` (ours or IPython's), a matplotlib
+    Figure, a pandas DataFrame, an Altair chart and anything with ``_repr_mimebundle_`` or
+    ``_repr_html_``/``_repr_png_``/``_repr_svg_``... give their own bundle; a dict whose keys are all
+    MIME types is taken as a bundle already. Only JSON-ready values of known types are kept.
+    """
+    if obj is None:
+        return None
+    if isinstance(obj, str):
+        return {"text/markdown": obj, "text/plain": obj}
+    if _is_mime_dict(obj):
+        return _clean(dict(obj))
+    if _is_figure(obj):
+        return _figure_bundle(obj)
+    return _clean(_formatted(obj))
+
+
+def is_rich(obj: Any) -> bool:
+    """True for objects that should be shown rather than sent as JSON (not str, numbers, lists...)."""
+    if obj is None or isinstance(obj, (str, bytes, int, float, bool, list, tuple)):
+        return False
+    if isinstance(obj, Mapping):
+        return _is_mime_dict(obj)
+    return _is_figure(obj) or any(
+        callable(getattr(obj, name, None))
+        for name in ("_repr_mimebundle_", "_repr_html_", "_repr_png_", "_repr_svg_", "_repr_jpeg_", "_repr_markdown_")
+    )
+
+
+def bundle_text(bundle: Mapping[str, Any]) -> str:
+    """A text version of a bundle, for a model: its Markdown, else its plain text."""
+    markdown, plain, markup = bundle.get("text/markdown"), bundle.get("text/plain"), bundle.get("text/html")
+    if isinstance(markdown, str) and markdown:
+        return markdown
+    if isinstance(markup, str) and markup and (not isinstance(plain, str) or _OBJECT_REPR.fullmatch(plain)):
+        return _html_text(markup)  # IPython's HTML(...) has only "<... object>" as its plain text
+    if isinstance(plain, str) and plain:
+        return plain
+    if "application/json" in bundle:
+        return json.dumps(bundle["application/json"], ensure_ascii=False, default=str)
+    return "(a rich result was shown to the user)"
+
+
+def render_value(fn: Any, *args: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """Call a renderer and turn what it returns into a bundle; an exception becomes a short error."""
+    try:
+        return display_bundle(fn(*args)), None
+    except Exception as exc:
+        name = getattr(fn, "__name__", "renderer")
+        log.exception("agui-widget: the renderer %s failed", name)
+        return None, f"{name} failed: {type(exc).__name__}: {exc}"
+
+
+def steps_checklist(steps: Any) -> HTML | None:
+    """A checklist of steps: ``[{"description" | "title": str, "status": "pending" | "running" | ...}]``.
+
+    Use it as a state renderer: ``chat.render_state(steps_checklist, key="steps")``.
+    """
+    if not isinstance(steps, list) or not steps:
+        return None
+    marks = {
+        "completed": "✔", "complete": "✔", "done": "✔", "success": "✔",
+        "running": "➜", "in_progress": "➜", "executing": "➜", "active": "➜",
+        "failed": "✘", "error": "✘", "cancelled": "✘", "skipped": "–",
+    }  # fmt: skip
+    items = []
+    for step in steps:
+        if isinstance(step, Mapping):
+            text = step.get("description") or step.get("title") or step.get("name") or ""
+            status = str(step.get("status") or "pending").lower()
+        else:
+            text, status = step, "pending"
+        mark = marks.get(status, "○")
+        items.append(
+            f'<li class="agui-step agui-step-{html.escape(status.replace("_", "-"))}">'
+            f'<span class="agui-step-mark">{mark}</span> {html.escape(str(text))}'
+            f' <small class="agui-step-status">{html.escape(status)}</small></li>'
+        )
+    return HTML(f'<ul class="agui-steps">{"".join(items)}</ul>')
+
+
+# -- internals -------------------------------------------------------------------------------
+
+
+def _is_mime_dict(obj: Any) -> bool:
+    return isinstance(obj, Mapping) and bool(obj) and all(isinstance(k, str) and "/" in k for k in obj)
+
+
+def _is_figure(obj: Any) -> bool:
+    cls = type(obj)
+    return cls.__module__.startswith("matplotlib.") and hasattr(obj, "savefig") and hasattr(obj, "get_axes")
+
+
+def _figure_bundle(figure: Any) -> dict[str, Any]:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight")
+    return {
+        "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
+        "text/plain": repr(figure),
+    }
+
+
+def _formatted(obj: Any) -> dict[str, Any]:
+    """What IPython's display machinery makes of ``obj`` (its ``_repr_*_`` methods)."""
+    from IPython.core.formatters import DisplayFormatter
+
+    data, _metadata = DisplayFormatter().format(obj)
+    return dict(data)
+
+
+def _clean(bundle: dict[str, Any]) -> dict[str, Any] | None:
+    """Known types only, with JSON-ready values (bytes become base64)."""
+    out: dict[str, Any] = {}
+    for mime in KNOWN_MIME_TYPES:
+        if mime not in bundle:
+            continue
+        value = bundle[mime]
+        if isinstance(value, bytes):
+            value = base64.b64encode(value).decode("ascii") if mime.startswith("image/") and mime != "image/svg+xml" else value.decode("utf-8", "replace")
+        elif isinstance(value, list) and mime.startswith("text/"):
+            value = "".join(str(v) for v in value)
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            log.warning("agui-widget: dropped the %s part of a display bundle: not JSON", mime)
+            continue
+        out[mime] = value
+    return out or None
+
+
+def _html_text(markup: str) -> str:
+    """HTML's text for a model (tags dropped, entities decoded)."""
+    from html.parser import HTMLParser
+
+    parts: list[str] = []
+
+    class _Text(HTMLParser):
+        def handle_data(self, data: str) -> None:
+            parts.append(data)
+
+    parser = _Text()
+    parser.feed(markup)
+    parser.close()
+    return " ".join(" ".join(parts).split())
+
+
+__all__ = ["HTML", "Markdown", "bundle_text", "display_bundle", "is_rich", "render_value", "steps_checklist"]

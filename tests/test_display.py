@@ -1,0 +1,131 @@
+"""display_bundle: Python objects as the MIME bundles the chat shows, and rich tool results."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from IPython.display import HTML as IPythonHTML  # noqa: E402
+
+from agui_widget import HTML, Markdown, display_bundle, steps_checklist  # noqa: E402
+from agui_widget._display import bundle_text  # noqa: E402
+from agui_widget.adapters import AgentAdapter, EventStream  # noqa: E402
+
+from .genui_support import Captured  # noqa: E402
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_matplotlib_figure_becomes_a_png_image():
+    figure, axes = plt.subplots(figsize=(2, 2))
+    axes.plot([1, 2, 3], [3, 1, 2])
+    bundle = display_bundle(figure)
+    plt.close(figure)
+    assert bundle is not None
+    assert base64.b64decode(bundle["image/png"]).startswith(PNG_SIGNATURE)
+    assert "Figure" in bundle["text/plain"]
+
+
+def test_a_dataframe_becomes_an_html_table_with_a_text_version():
+    frame = pd.DataFrame({"city": ["Lisbon", "Oslo"], "temp": [21, 4]})
+    bundle = display_bundle(frame)
+    assert bundle is not None
+    assert "<table" in bundle["text/html"] and "Lisbon" in bundle["text/html"]
+    assert "Oslo" in bundle["text/plain"]
+
+
+def test_repr_methods_are_used():
+    class Chart:
+        def _repr_svg_(self) -> str:
+            return "<svg xmlns='http://www.w3.org/2000/svg'><circle r='4'/></svg>"
+
+    class Both:
+        def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+            return {"application/vnd.vegalite.v5+json": {"mark": "bar"}, "text/plain": "a bar chart", "x/unknown": 1}
+
+    assert display_bundle(Chart())["image/svg+xml"].startswith("<svg")  # type: ignore[index]
+    assert display_bundle(Both()) == {"application/vnd.vegalite.v5+json": {"mark": "bar"}, "text/plain": "a bar chart"}
+
+
+def test_a_string_is_markdown_and_html_and_markdown_wrappers_say_what_they_are():
+    assert display_bundle("**hi**") == {"text/markdown": "**hi**", "text/plain": "**hi**"}
+    assert display_bundle(HTML("<b>bold</b> &amp; more")) == {"text/html": "<b>bold</b> &amp; more", "text/plain": "bold & more"}
+    assert display_bundle(Markdown("# t"))["text/markdown"] == "# t"  # type: ignore[index]
+    ipython = display_bundle(IPythonHTML("<i>x</i>"))
+    assert ipython is not None and ipython["text/html"] == "<i>x</i>"
+    assert bundle_text(ipython) == "x"  # not "<IPython.core.display.HTML object>"
+    with pytest.raises(TypeError):
+        HTML(3)  # type: ignore[arg-type]
+
+
+def test_a_mime_dict_is_a_bundle_and_none_is_nothing():
+    spec = {"$schema": "https://vega.github.io/schema/vega-lite/v5.json", "mark": "point"}
+    assert display_bundle({"application/vnd.vegalite.v5+json": spec}) == {"application/vnd.vegalite.v5+json": spec}
+    assert display_bundle(None) is None
+
+
+def test_steps_checklist_marks_each_status_and_escapes_text():
+    html = steps_checklist([{"description": "Fetch <data>", "status": "completed"}, {"title": "Plot", "status": "running"}, {"title": "Ship"}])
+    assert html is not None
+    assert "Fetch &lt;data&gt;" in html.data and "<data>" not in html.data
+    assert html.data.count("<li") == 3
+    assert "agui-step-completed" in html.data and "agui-step-running" in html.data and "agui-step-pending" in html.data
+    assert steps_checklist([]) is None and steps_checklist("nope") is None
+
+
+class RichTools(AgentAdapter):
+    async def _events(self, input, stream: EventStream):
+        figure, axes = plt.subplots(figsize=(2, 2))
+        axes.bar(["a", "b"], [1, 2])
+        for name, value in (("plot", figure), ("table", pd.DataFrame({"n": [1, 2]})), ("plain", {"ok": True})):
+            call = stream.tool_call(name, {})
+            yield call
+            yield stream.tool_result(call[0].tool_call_id, value)
+        plt.close(figure)
+        yield stream.text("done")
+
+
+async def test_a_backend_tool_returning_a_figure_or_a_dataframe_is_shown_and_the_model_gets_text():
+    chat = Captured(RichTools())
+    await chat.send("go")
+    results = {m["toolCallId"]: m for m in chat.messages if m["role"] == "tool"}
+    calls = {c["function"]["name"]: c["id"] for m in chat.messages for c in m.get("toolCalls", [])}
+    plot, table, plain = (results[calls[n]] for n in ("plot", "table", "plain"))
+    assert base64.b64decode(plot["metadata"]["agui_widget"]["display"]["image/png"]).startswith(PNG_SIGNATURE)
+    assert "Figure" in plot["content"]
+    assert "<table" in table["metadata"]["agui_widget"]["display"]["text/html"]
+    assert "n" in table["content"] and "<table" not in table["content"]
+    assert plain["content"] == '{"ok": true}' and "metadata" not in plain
+    wire = [e for e in chat.wire_events() if e["type"] == "TOOL_CALL_RESULT"]
+    assert "display" in wire[0]["metadata"]["agui_widget"]
+
+    # The next run's agent sees the text, not the bundle.
+    seen: list[Any] = []
+
+    class Reader(AgentAdapter):
+        async def _events(self, input, stream: EventStream):
+            seen.extend(m.model_dump(by_alias=True, exclude_none=True) for m in input.messages)
+            yield stream.text("ok")
+
+    chat._session.agent = Reader()
+    await chat.send("again")
+    tool_seen = [m for m in seen if m["role"] == "tool"]
+    assert len(tool_seen) == 3
+    assert all("display" not in (m.get("metadata") or {}).get("agui_widget", {}) for m in tool_seen)
+    assert any("Figure" in m["content"] for m in tool_seen)
+
+
+async def test_a_callable_agent_returning_a_dataframe_shows_it():
+    chat = Captured(lambda messages: pd.DataFrame({"x": [1]}))
+    await chat.send("table please")
+    answer = chat.messages[-1]
+    assert answer["role"] == "assistant"
+    assert "<table" in answer["metadata"]["agui_widget"]["display"]["text/html"]
+    assert "x" in answer["content"]

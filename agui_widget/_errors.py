@@ -1,9 +1,21 @@
-"""Turning exceptions into messages a person can act on."""
+"""Turning exceptions into messages a person can act on.
+
+Every failure falls into one class, used as the RUN_ERROR ``code`` the view shows and hooks see:
+``authentication`` (the key is missing or refused), ``rate_limit`` (the provider says slow down or
+the quota is used up), ``network`` (the server cannot be reached or took too long),
+``configuration`` (a package, model name or setting is wrong) and ``agent_error`` (the agent
+itself failed). The class is read from the exception's class name, module and HTTP status code
+(``status_code``, ``status``, ``response.status_code``), so no provider SDK is imported here.
+"""
 
 from __future__ import annotations
 
 import os
 import re
+from typing import Literal
+
+ErrorClass = Literal["authentication", "rate_limit", "network", "configuration", "agent_error"]
+ERROR_CLASSES: tuple[ErrorClass, ...] = ("authentication", "rate_limit", "network", "configuration", "agent_error")
 
 _KEY_VARIABLES = (
     ("openai", "OPENAI_API_KEY"),
@@ -13,29 +25,99 @@ _KEY_VARIABLES = (
     ("groq", "GROQ_API_KEY"),
     ("mistral", "MISTRAL_API_KEY"),
 )
-_KEY_HINT = re.compile(r"api[_ ]?key|authenticat|unauthori[sz]ed|\b401\b|invalid x-api-key", re.IGNORECASE)
+_KEY_HINT = re.compile(
+    r"api[_ ]?key|authenticat|unauthori[sz]ed|forbidden|\b401\b|invalid x-api-key", re.IGNORECASE
+)
 _NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*_API_KEY)\b")
+_RATE_HINT = re.compile(r"rate[ _-]?limit|too many requests|\b429\b|quota|resource[ _]?exhausted|overloaded", re.IGNORECASE)
 _NETWORK_HINT = re.compile(
-    r"connect(ion)? (error|refused|reset)|name or service not known|timed? ?out|unreachable", re.IGNORECASE
+    r"connect(ion)? ?(error|refused|reset|aborted)|name or service not known|timed? ?out|unreachable"
+    r"|remote ?protocol ?error|getaddrinfo|temporary failure in name resolution",
+    re.IGNORECASE,
+)
+_NETWORK_CLASSES = (
+    ConnectionError,
+    TimeoutError,
+)
+_CONFIG_HINT = re.compile(
+    r"model[_ ]?not[_ ]?found|model\b[^.]{0,60}\b(does not exist|not found)|unknown model|no such model|not installed|no module named"
+    r"|invalid (model|url|base[_ ]?url)|not configured|missing (setting|config)",
+    re.IGNORECASE,
 )
 
 
-def describe_exception(exc: BaseException) -> tuple[str, str]:
+def describe_exception(exc: BaseException) -> tuple[str, ErrorClass]:
     """A (message, code) pair for RUN_ERROR: what went wrong and what to do about it."""
     text = str(exc) or type(exc).__name__
-    where = f"{type(exc).__module__}.{type(exc).__name__}".lower()
-    haystack = f"{where} {text}"
-    if _KEY_HINT.search(haystack):
-        variable = _missing_key_variable(haystack)
+    error_class = classify_exception(exc)
+    if error_class == "authentication":
+        variable = _missing_key_variable(_haystack(exc))
         advice = (
             f"Set the {variable} environment variable (or pass the key to the model) and run again."
             if variable
             else "Check the API key your model uses and run again."
         )
         return f"Authentication failed: {text}. {advice}", "authentication"
-    if _NETWORK_HINT.search(haystack):
+    if error_class == "rate_limit":
+        return (
+            f"Rate limit: {text}. The provider refused more requests for now: wait a little and send again, "
+            "or check your plan's quota.",
+            "rate_limit",
+        )
+    if error_class == "network":
         return f"Network error: {text}. Check that the model's server is reachable from this kernel.", "network"
+    if error_class == "configuration":
+        return (
+            f"Configuration problem: {type(exc).__name__}: {text}. Check the model name, its settings and that "
+            "the packages it needs are installed.",
+            "configuration",
+        )
     return f"{type(exc).__name__}: {text}", "agent_error"
+
+
+def classify_exception(exc: BaseException) -> ErrorClass:
+    """Which of :data:`ERROR_CLASSES` an exception belongs to (status code first, then names)."""
+    status = http_status(exc)
+    if status in (401, 403):
+        return "authentication"
+    if status == 429:
+        return "rate_limit"
+    if status in (408, 502, 503, 504):
+        return "network"
+    if status in (400, 404, 422):
+        return "configuration" if not _KEY_HINT.search(_haystack(exc)) else "authentication"
+    names = " ".join(f"{k.__module__}.{k.__name__}" for k in type(exc).__mro__[:-1]).lower()
+    haystack = _haystack(exc)
+    if "authentication" in names or "permissiondenied" in names or _KEY_HINT.search(haystack):
+        return "authentication"
+    if "ratelimit" in names or "resourceexhausted" in names or _RATE_HINT.search(haystack):
+        return "rate_limit"
+    if (
+        isinstance(exc, _NETWORK_CLASSES)
+        or any(part in names for part in ("connecterror", "connectionerror", "timeout", "networkerror", "apiconnection"))
+        or _NETWORK_HINT.search(haystack)
+    ):
+        return "network"
+    if isinstance(exc, ImportError) or "notfounderror" in names or "configerror" in names or _CONFIG_HINT.search(haystack):
+        return "configuration"
+    return "agent_error"
+
+
+def http_status(exc: BaseException) -> int | None:
+    """The HTTP status an SDK or HTTP client put on the exception, if any."""
+    for candidate in (
+        getattr(exc, "status_code", None),
+        getattr(exc, "status", None),
+        getattr(getattr(exc, "response", None), "status_code", None),
+        getattr(exc, "http_status", None),
+    ):
+        if isinstance(candidate, int) and 100 <= candidate <= 599:
+            return candidate
+    return None
+
+
+def _haystack(exc: BaseException) -> str:
+    return f"{type(exc).__module__}.{type(exc).__name__} {exc}"
 
 
 def _missing_key_variable(haystack: str) -> str | None:

@@ -242,6 +242,22 @@ class FakeFrontEnd:
                 self._stderr_file.close()
             self._stderr_file = None
 
+    async def restart(self, timeout: float = 60.0) -> None:
+        """Restart the kernel as a notebook's "Restart Kernel" does: a new process, same connection."""
+        self._ensure_running()
+        await asyncio.wait_for(self.km.restart_kernel(now=True), timeout)
+        self.widgets.clear()  # their comms died with the old process
+        # The channels reconnect by themselves; our readers own them (no kc.wait_for_ready, which
+        # would compete for shell replies). A cell that completes says the new kernel is serving.
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                await self.execute("pass", timeout=5.0)
+                return
+            except HarnessError:
+                if time.monotonic() > deadline:
+                    raise
+
     @classmethod
     @contextlib.asynccontextmanager
     async def running(cls, **kwargs: Any) -> AsyncIterator[FakeFrontEnd]:

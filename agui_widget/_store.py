@@ -1,0 +1,221 @@
+"""Thread stores: where a chat keeps each thread's transcript and state between kernels.
+
+A store holds :class:`ThreadRecord` values keyed by thread id. :class:`SQLiteThreadStore` (stdlib
+``sqlite3``, one file, WAL) survives a kernel restart and can be shared by several processes (an
+HTTP server's workers, say); :class:`MemoryThreadStore` lives as long as the process. Anything with
+the four methods of :class:`ThreadStore` works as a store.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+SCHEMA_VERSION = 1
+TITLE_LENGTH = 80
+
+
+@dataclass
+class ThreadRecord:
+    """One thread as a store keeps it: AG-UI messages (camelCase dicts) and the shared state."""
+
+    thread_id: str
+    agent: str | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    state: Any = None
+    title: str = ""
+    updated_at: float = 0.0
+
+
+@runtime_checkable
+class ThreadStore(Protocol):
+    """What a chat (or a server) needs from a store. Implementations must be safe across threads."""
+
+    def load(self, thread_id: str) -> ThreadRecord | None: ...
+
+    def save(self, record: ThreadRecord) -> None: ...
+
+    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]: ...
+
+    def delete(self, thread_id: str) -> None: ...
+
+
+def title_of(messages: list[dict[str, Any]]) -> str:
+    """A thread's title: the start of its first user message (one line)."""
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, list):
+            content = " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        text = " ".join(str(content or "").split())
+        if text:
+            return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1] + "…"
+    return ""
+
+
+class MemoryThreadStore:
+    """Threads in this process only (the default: a chat without a store forgets on restart)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, ThreadRecord] = {}
+        self._lock = threading.Lock()
+
+    def load(self, thread_id: str) -> ThreadRecord | None:
+        with self._lock:
+            record = self._records.get(thread_id)
+            return copy.deepcopy(record) if record is not None else None
+
+    def save(self, record: ThreadRecord) -> None:
+        _check_record(record)
+        with self._lock:
+            self._records[record.thread_id] = copy.deepcopy(record)
+
+    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
+        with self._lock:
+            records = [copy.deepcopy(r) for r in self._records.values() if agent is None or r.agent == agent]
+        return sorted(records, key=lambda r: r.updated_at, reverse=True)
+
+    def delete(self, thread_id: str) -> None:
+        with self._lock:
+            self._records.pop(thread_id, None)
+
+    def __repr__(self) -> str:
+        return f"<MemoryThreadStore threads={len(self._records)}>"
+
+
+class SQLiteThreadStore:
+    """Threads in one SQLite file: WAL journal, JSON columns, a versioned schema.
+
+    Each thread of the process gets its own connection (sqlite3 connections must not be shared
+    across threads); WAL lets readers and one writer work at once, also from other processes.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, timeout: float = 10.0) -> None:
+        self.path = os.fspath(path)
+        if self.path != ":memory:":
+            directory = os.path.dirname(os.path.abspath(self.path))
+            if not os.path.isdir(directory):
+                raise FileNotFoundError(f"the store's folder does not exist: {directory}")
+        self._timeout = timeout
+        self._local = threading.local()
+        self._connections: dict[threading.Thread, sqlite3.Connection] = {}
+        self._lock = threading.Lock()
+        self._migrate()
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")
+            self._local.connection = connection
+            with self._lock:
+                for thread in [t for t in self._connections if not t.is_alive()]:
+                    self._connections.pop(thread).close()  # its thread has ended
+                self._connections[threading.current_thread()] = connection
+        return connection
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        connection = self._connection()
+        with connection:  # commits, or rolls back on an exception
+            yield connection
+
+    def _migrate(self) -> None:
+        with self._transaction() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"{self.path} was written by a newer agui-widget (schema {version}, this one knows {SCHEMA_VERSION}); upgrade agui-widget"
+                )
+            if version < 1:
+                db.execute(
+                    """CREATE TABLE IF NOT EXISTS threads (
+                        thread_id TEXT PRIMARY KEY,
+                        agent TEXT,
+                        title TEXT NOT NULL DEFAULT '',
+                        messages TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        message_count INTEGER NOT NULL DEFAULT 0,
+                        updated_at REAL NOT NULL
+                    )"""
+                )
+                db.execute("CREATE INDEX IF NOT EXISTS threads_by_agent ON threads (agent, updated_at)")
+                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def load(self, thread_id: str) -> ThreadRecord | None:
+        row = self._connection().execute(
+            "SELECT thread_id, agent, messages, state, title, updated_at FROM threads WHERE thread_id = ?", (thread_id,)
+        ).fetchone()
+        if row is None:
+            return None
+        return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5])
+
+    def save(self, record: ThreadRecord) -> None:
+        _check_record(record)
+        messages = json.dumps(record.messages, ensure_ascii=False)
+        state = json.dumps(record.state, ensure_ascii=False)
+        with self._transaction() as db:
+            db.execute(
+                """INSERT INTO threads (thread_id, agent, title, messages, state, message_count, updated_at)
+                   VALUES (?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, title = excluded.title,
+                     messages = excluded.messages, state = excluded.state,
+                     message_count = excluded.message_count, updated_at = excluded.updated_at""",
+                (record.thread_id, record.agent, record.title, messages, state, len(record.messages), record.updated_at or time.time()),
+            )
+
+    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
+        """Every thread, newest first (messages included: a listing reads them all)."""
+        query = "SELECT thread_id, agent, messages, state, title, updated_at FROM threads"
+        rows = self._connection().execute(
+            query + (" WHERE agent = ?" if agent is not None else "") + " ORDER BY updated_at DESC",
+            (agent,) if agent is not None else (),
+        ).fetchall()
+        return [ThreadRecord(r[0], r[1], json.loads(r[2]), json.loads(r[3]), r[4], r[5]) for r in rows]
+
+    def delete(self, thread_id: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
+
+    def close(self) -> None:
+        """Close every connection this store opened (it reopens on next use)."""
+        with self._lock:
+            connections, self._connections = self._connections, {}
+        for connection in connections.values():
+            connection.close()
+        self._local = threading.local()
+
+    def __repr__(self) -> str:
+        return f"<SQLiteThreadStore {self.path!r}>"
+
+
+def open_store(spec: str | os.PathLike[str] | ThreadStore | None) -> ThreadStore:
+    """A store from what a user passes: None (in memory), a file path (SQLite) or a store."""
+    if spec is None:
+        return MemoryThreadStore()
+    if isinstance(spec, (str, os.PathLike)):
+        if not os.fspath(spec):
+            raise ValueError("store= needs a file path, a ThreadStore, or None")
+        return SQLiteThreadStore(spec)
+    missing = [name for name in ("load", "save", "list_threads", "delete") if not callable(getattr(spec, name, None))]
+    if missing:
+        raise TypeError(f"store= takes a file path or a ThreadStore; {type(spec).__name__} has no {', '.join(missing)}")
+    return spec
+
+
+def _check_record(record: ThreadRecord) -> None:
+    if not isinstance(record.thread_id, str) or not record.thread_id:
+        raise ValueError("a thread record needs a non-empty thread_id")
+
+
+__all__ = ["MemoryThreadStore", "SQLiteThreadStore", "ThreadRecord", "ThreadStore", "open_store", "title_of"]

@@ -42,6 +42,7 @@ from pydantic import TypeAdapter
 from ._consumer import EventConsumer
 from ._content import to_json_text
 from ._errors import describe_exception
+from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._tools import FrontendTool
 from ._verify import ProtocolError
 from .adapters import Agent
@@ -49,10 +50,14 @@ from .adapters import Agent
 log = logging.getLogger("agui_widget")
 
 Status = Literal["idle", "running", "waiting", "error"]
-RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled"]
+RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled", "refused"]
 
 STOPPED_METADATA = {"agui_widget": {"stopped": True}}
 """Merged into a message that a stop cut short, so views and cells can mark it."""
+
+REFUSED_KEY = "refused"
+"""``metadata.agui_widget.refused`` holds the reason the input guard gave; such a message stays
+in the transcript for the user to see and is never sent to the agent."""
 
 CANCELLED_TOOL_RESULT = "Cancelled: the run was stopped before this tool call was answered."
 
@@ -75,6 +80,8 @@ class Run:
         self.user_message = user_message
         self.events: list[BaseEvent] = []
         self.error: str | None = None
+        self.refused: str | None = None
+        """The input guard's reason when it refused this turn's message."""
         self.status: RunStatus = "queued"
         self.run_ids: list[str] = []
         self._future: asyncio.Future[Run] = loop.create_future()
@@ -159,6 +166,9 @@ class SessionListener:
     def session_run_ended(self, start: int) -> None:
         """A run ended; the messages from ``start`` on are what it changed."""
 
+    def session_notice(self, level: Literal["info", "warning", "error"], text: str) -> None:
+        """Something for the user to read that is not part of the transcript."""
+
 
 @dataclass
 class _Waiting:
@@ -180,8 +190,12 @@ class Session:
         context: Sequence[Context] = (),
         listener: SessionListener | None = None,
         max_events: int = 20_000,
+        hooks: Hooks | None = None,
+        guard: Guard | None = None,
     ) -> None:
         self.agent = agent
+        self.hooks = hooks or Hooks()
+        self.guard = guard
         self.tools = list(tools)
         self.thread_id = thread_id or new_id("thread")
         self._state: Any = {} if state is None else copy.deepcopy(state)
@@ -329,6 +343,21 @@ class Session:
         self.listener.session_messages(0)
         self._changed_status()
 
+    def load_thread(self, thread_id: str, messages: Sequence[dict[str, Any]], state: Any, agent: Agent | None = None) -> None:
+        """Continue another thread (and, given one, with another agent); only while nothing runs."""
+        if self.active is not None or self.queue:
+            raise RuntimeError("a run is active: stop it (chat.stop()) or wait for it before switching threads or agents")
+        validated = _messages_adapter.validate_python(list(messages))
+        self.thread_id = thread_id
+        if agent is not None:
+            self.agent = agent
+        self._waiting = _Waiting()
+        self.error = ""
+        self.messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+        self.listener.session_messages(0)
+        self.set_state({} if state is None else state)
+        self._changed_status()
+
     def truncate_and_send(self, index: int, content: str | list[dict[str, Any]]) -> Run:
         """Drop the transcript from ``index`` on and send ``content`` (edit and regenerate)."""
         if self.active is not None:
@@ -355,6 +384,9 @@ class Session:
         final: RunStatus = "finished"
         resume: list[ResumeEntry] | None = None
         try:
+            if self.guard is not None and await self._refused(run):
+                final = "refused"
+                return
             while True:
                 ended = await self._one_run(run, resume)
                 resume = None
@@ -374,8 +406,10 @@ class Session:
                 break
         except Exception as exc:  # a bug of ours must still end the turn cleanly
             log.exception("agui-widget: the run loop failed")
-            run.error = describe_exception(exc)[0]
+            message, code = describe_exception(exc)
+            run.error = message
             final = "error"
+            self.hooks.error(ErrorInfo(message, code, run, exc))
         finally:
             self._finish_turn(run, final)
 
@@ -389,6 +423,7 @@ class Session:
         self.error = run.error or ""
         run._finish(final)
         self._changed_status()
+        self.hooks.run_end(run)
         if self._clear_when_stopped:
             self.clear()
         try:
@@ -414,6 +449,7 @@ class Session:
             resume=resume,
         )
         run.run_ids.append(run_input.run_id)
+        self.hooks.run_start(run_input)
         run.status = "running"
         self.run_id = run_input.run_id
         self.status = "running"
@@ -442,14 +478,14 @@ class Session:
             return "cancelled"
         except ProtocolError as exc:
             self._deliver(run, exc.delivered)
-            self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error")
+            self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error", exc)
             self._close_stream(stream)
             self._end_run(consumer, start_index)
             self._answer_dangling_tool_calls(consumer)
             return "error"
         except Exception as exc:
             message, code = describe_exception(exc)
-            self._close_with_error(run, consumer, message, code)
+            self._close_with_error(run, consumer, message, code, exc)
             self._close_stream(stream)
             self._end_run(consumer, start_index)
             self._answer_dangling_tool_calls(consumer)
@@ -458,6 +494,7 @@ class Session:
         self._end_run(consumer, start_index)
         if consumer.last_run_error is not None:
             run.error = consumer.last_run_error.message or "the run failed"
+            self.hooks.error(ErrorInfo(run.error, consumer.last_run_error.code or "agent_error", run))
             self._answer_dangling_tool_calls(consumer)
             return "error"
         return "wait" if self._collect_pending(consumer) else "done"
@@ -468,6 +505,8 @@ class Session:
         run.events.extend(events)
         self.events.extend(events)
         self.listener.session_events(events)
+        if self.hooks.on_event is not None:
+            self.hooks.events(events)
 
     def _close_as_stopped(self, run: Run, consumer: EventConsumer, run_input: RunAgentInput) -> None:
         """Close what the stop cut short, mark it stopped, and finish the run as cancelled."""
@@ -486,7 +525,9 @@ class Session:
         )
         self._consume_closing(run, consumer, closing)
 
-    def _close_with_error(self, run: Run, consumer: EventConsumer, message: str, code: str) -> None:
+    def _close_with_error(
+        self, run: Run, consumer: EventConsumer, message: str, code: str, exception: BaseException | None = None
+    ) -> None:
         closing: list[BaseEvent] = []
         if not consumer.run_active and consumer.last_run_finished is None and consumer.last_run_error is None:
             closing.append(RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, protocol_version=PROTOCOL_VERSION))
@@ -495,6 +536,25 @@ class Session:
         closing.append(RunErrorEvent(message=message, code=code))
         self._consume_closing(run, consumer, closing)
         run.error = message
+        self.hooks.error(ErrorInfo(message, code, run, exception))
+
+    async def _refused(self, run: Run) -> bool:
+        """Ask the input guard about the turn's message; a refused one is marked and not sent."""
+        assert self.guard is not None
+        reason = await check_guard(self.guard, run.user_message["content"])
+        if reason is None:
+            return False
+        run.refused = reason
+        for index in range(len(self.messages) - 1, -1, -1):
+            message = self.messages[index]
+            if message.get("id") == run.user_message["id"]:
+                metadata = dict(message.get("metadata") or {})
+                metadata["agui_widget"] = {**(metadata.get("agui_widget") or {}), REFUSED_KEY: reason}
+                self.messages = [*self.messages[:index], {**message, "metadata": metadata}, *self.messages[index + 1 :]]
+                self.listener.session_messages(index)
+                break
+        self.listener.session_notice("warning", f"Not sent: {reason}")
+        return True
 
     def _consume_closing(self, run: Run, consumer: EventConsumer, closing: list[BaseEvent]) -> None:
         for event in closing:
@@ -608,7 +668,30 @@ class Session:
 
 
 def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:
-    return _messages_adapter.validate_python(messages)
+    return _messages_adapter.validate_python([_without_display(m) for m in messages if not is_refused(m)])
+
+
+def _without_display(message: dict[str, Any]) -> dict[str, Any]:
+    """A message as an agent sees it: a rich result's MIME bundle is for the view, the model gets
+    the text in ``content``."""
+    meta = message.get("metadata")
+    ours = meta.get("agui_widget") if isinstance(meta, dict) else None
+    if not isinstance(ours, dict) or "display" not in ours:
+        return message
+    rest = {k: v for k, v in ours.items() if k != "display"}
+    metadata = {k: v for k, v in meta.items() if k != "agui_widget"}
+    if rest:
+        metadata["agui_widget"] = rest
+    stripped = {k: v for k, v in message.items() if k != "metadata"}
+    if metadata:
+        stripped["metadata"] = metadata
+    return stripped
+
+
+def is_refused(message: dict[str, Any]) -> bool:
+    """True for a user message the input guard refused (kept for the user, never sent)."""
+    metadata = message.get("metadata")
+    return isinstance(metadata, dict) and isinstance(metadata.get("agui_widget"), dict) and REFUSED_KEY in metadata["agui_widget"]
 
 
 def _uncancel() -> None:

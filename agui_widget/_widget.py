@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import copy
 import logging
+import os
 import pathlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -23,10 +24,16 @@ from ag_ui.core import BaseEvent, Context, Message, Tool
 from pydantic import TypeAdapter, ValidationError
 
 from . import _wire
+from ._export import ExportMixin
+from ._hooks import Guard, Hook, Hooks
+from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
+from ._predict import coerce_rules
 from ._session import Pending, Run, Session, SessionListener
+from ._store import ThreadStore
+from ._threads import ThreadsMixin
 from ._tools import FrontendTool, coerce_tools
 from ._transport import DEFAULT_WINDOW, BatchingTransport
-from .adapters import DemoAgent, as_agent
+from .adapters import DemoAgent
 
 log = logging.getLogger("agui_widget")
 
@@ -46,7 +53,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(anywidget.AnyWidget, SessionListener):
+class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -64,6 +71,11 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     queued = traitlets.List(help="user messages waiting for the active run to end").tag(sync=True)
     frontend_tools = traitlets.List(help="the tools the UI executes or the user answers").tag(sync=True)
     error = traitlets.Unicode("", help="the last run's error message").tag(sync=True)
+    agent_names = traitlets.List(traitlets.Unicode(), help="the agents to pick from ([] for one agent)").tag(sync=True)
+    agent_name = traitlets.Unicode("", help="the active agent's name ('' for one agent)").tag(sync=True)
+    suggestions = traitlets.List(help="prompts shown as chips: strings or {'title', 'message'} dicts").tag(sync=True)
+    suggestions_after = traitlets.Unicode("", help="the message agent suggestions follow; '' for starters").tag(sync=True)
+    predict_state = traitlets.List(help="state keys that follow streamed tool arguments").tag(sync=True)
 
     messages = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
@@ -75,16 +87,32 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         tools: Iterable[FrontendTool | Tool | Mapping[str, Any]] = (),
         state: Any = None,
         thread_id: str | None = None,
-        messages: Sequence[Mapping[str, Any]] = (),
+        messages: Sequence[Mapping[str, Any]] | None = None,
         context: Sequence[Context | Mapping[str, str]] = (),
         batch_window: float = DEFAULT_WINDOW,
+        store: str | os.PathLike[str] | ThreadStore | None = None,
+        guard: Guard | None = None,
+        on_run_start: Hook | None = None,
+        on_event: Hook | None = None,
+        on_run_end: Hook | None = None,
+        on_error: Hook | None = None,
+        suggestions: Sequence[str | Mapping[str, str]] = (),
+        predict_state: Sequence[Mapping[str, str]] = (),
         **kwargs: Any,
     ) -> None:
-        runnable = as_agent(agent)
+        if guard is not None and not callable(guard):
+            raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
+        hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
+        given = None if messages is None else [
+            m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in _messages_adapter.validate_python(list(messages))
+        ]
+        runnable, thread_id, start_messages, state = self._setup_threads(agent, store, thread_id, given, state)
+        predict_rules = coerce_rules(predict_state)
         frontend = coerce_tools(tools)
-        if isinstance(runnable, DemoAgent):
-            given = {tool.name for tool in frontend}
-            frontend = [t for t in runnable.frontend_tools if t.name not in given] + frontend
+        for candidate in (self._agents or {"": runnable}).values():
+            if isinstance(candidate, DemoAgent):
+                named = {tool.name for tool in frontend}
+                frontend = [t for t in candidate.frontend_tools if t.name not in named] + frontend
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
         self._refresh_handle: asyncio.TimerHandle | None = None
@@ -95,32 +123,52 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             tools=frontend,
             thread_id=thread_id,
             state={} if state is None else state,
-            messages=[m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in _messages_adapter.validate_python(list(messages))],
+            messages=start_messages,
             context=[c if isinstance(c, Context) else Context(**c) for c in context],
             listener=self,
+            hooks=hooks,
+            guard=guard,
         )
         self._state_source: Any = self._session.state
+        self._genui = GenerativeUI(self._send_custom_flushed)
+        self._genui.set_predict_rules(predict_rules)
+        self._rendered_state: Any = self._session.state
         # Trait values given here are in the comm's first message, not in updates right after it.
         super().__init__(
             thread_id=self._session.thread_id,
             frontend_tools=[tool.spec() for tool in frontend],
             messages=list(self._session.messages),
             state=copy.deepcopy(self._session.state),
+            **self._agent_traits(),
+            suggestions=normalize_suggestions(suggestions),
+            predict_state=[rule.to_wire() for rule in predict_rules],
             **kwargs,
         )
         self._syncing = False
         self.on_msg(self._on_view_message)
+        if self._dirty:
+            self._save_quietly()  # the messages= or state= given replace what the store held
 
     def _send_custom(self, message: dict[str, Any]) -> None:
         # ``send`` is the chat's own verb here; the widget's custom message goes through the base.
         anywidget.AnyWidget.send(self, message)
 
+    def _send_custom_flushed(self, message: dict[str, Any]) -> None:
+        self._transport.send(message)
+
     # -- the Python API -----------------------------------------------------------------------
 
     @property
     def agent(self) -> Any:
-        """The agent this chat runs (after wrapping, for plain callables)."""
+        """The agent this chat runs (after wrapping, for plain callables).
+
+        With several agents, assigning a name (``chat.agent = "coder"``) selects that agent.
+        """
         return self._session.agent
+
+    @agent.setter
+    def agent(self, name: str) -> None:
+        self.select_agent(name)
 
     def send(self, content: str | list[dict[str, Any]]) -> Run:  # type: ignore[override]
         """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
@@ -188,6 +236,60 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
                 return self._session.truncate_and_send(index, text)
         raise KeyError(f"no user message has id {message_id!r}")
 
+    # -- generative UI (docs/generative-ui.md) --------------------------------------------------
+
+    def render_tool(self, name: str, fn: ToolRenderer | None = None) -> Any:
+        """Show tool ``name``'s calls as ``fn(args, result)`` returns them, instead of the default
+        card: a str (Markdown), ``HTML(...)``, or anything IPython can display; None keeps the card.
+
+        ``fn`` is called when the arguments are complete (``result`` None) and again with the
+        result. Also a decorator: ``@chat.render_tool("get_weather")``.
+        """
+        if not isinstance(name, str) or not name:
+            raise ValueError("render_tool needs the tool's name")
+
+        def register(fn: ToolRenderer) -> ToolRenderer:
+            if not callable(fn):
+                raise TypeError(f"render_tool needs a function of (args, result), not {type(fn).__name__}")
+            self._genui.add_tool_renderer(name, fn, self._session.messages)
+            return fn
+
+        return register if fn is None else register(fn)
+
+    def render_state(self, fn: StateRenderer | None = None, key: str | None = None) -> Any:
+        """Show ``fn(state)`` (or ``fn(state[key])``) live in the chat, re-rendered as the state
+        changes. Also a decorator: ``@chat.render_state(key="steps")``."""
+        if fn is not None and not callable(fn):
+            raise TypeError(f"render_state needs a function of the state, not {type(fn).__name__}")
+
+        def register(fn: StateRenderer) -> StateRenderer:
+            last = self._session.messages[-1].get("id") if self._session.messages else None
+            self._genui.add_state_renderer(fn, key, self._session.state, None if self._session.active else last)
+            return fn
+
+        return register if fn is None else register(fn)
+
+    @traitlets.validate("suggestions")
+    def _validate_suggestions(self, proposal: Any) -> list[dict[str, str]]:
+        try:
+            return normalize_suggestions(proposal["value"])
+        except (TypeError, ValueError) as exc:
+            raise traitlets.TraitError(str(exc)) from None
+
+    @traitlets.observe("suggestions")
+    def _suggestions_assigned(self, change: Any) -> None:
+        if not self._syncing:
+            self.suggestions_after = ""  # set from Python: starters, shown while the chat is empty
+
+    @traitlets.validate("predict_state")
+    def _validate_predict_state(self, proposal: Any) -> list[dict[str, str]]:
+        try:
+            rules = coerce_rules(proposal["value"])
+        except (TypeError, ValueError) as exc:
+            raise traitlets.TraitError(str(exc)) from None
+        self._genui.set_predict_rules(rules)
+        return [rule.to_wire() for rule in rules]
+
     # -- traitlets <-> session ----------------------------------------------------------------
 
     @traitlets.validate("messages")
@@ -231,6 +333,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
                 # state the views and the agent share (assign or update_state to share it).
                 self._state_source = self._session.state
                 self.state = copy.deepcopy(self._session.state)
+        if self._session.state is not self._rendered_state:
+            self._rendered_state = self._session.state
+            self._genui.state_changed(self._session.state)
 
     def _schedule_refresh(self) -> None:
         if self._refresh_handle is not None:
@@ -245,14 +350,21 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def session_events(self, events: Sequence[BaseEvent]) -> None:
         for event in events:
             self._transport.event(_wire.event_to_wire(event))
+        session = self._session
+        predicted = self._genui.events(events, lambda: session.messages, session.state)
+        if predicted is not session.state:
+            session.state = predicted  # the views predict the same from the same events
         self._schedule_refresh()
 
     def session_messages(self, start: int) -> None:
         self._transport.send(_wire.messages_message(start, self._session.messages[start:]))
+        self._thread_changed()
+        self._genui.messages_added(self._session.messages, start)
         self._refresh_traits()
 
     def session_state(self, patch: list[dict[str, Any]]) -> None:
         self._transport.send(_wire.state_patch_message(patch))
+        self._thread_changed()
         self._refresh_traits()
 
     def session_run_ended(self, start: int) -> None:
@@ -260,7 +372,18 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         start = min(start, len(messages))
         tail = [[m.get("id"), m.get("role"), _utf16_length(m.get("content"))] for m in messages[start:]]
         self._transport.send({"kind": "check", "count": len(messages), "start": start, "tail": tail})
+        self._dirty = True
         self._refresh_traits()
+        suggested = self._genui.run_ended(messages, self._session.state)
+        if isinstance(suggested, list):
+            try:
+                items = normalize_suggestions(suggested)
+            except (TypeError, ValueError) as exc:
+                log.warning("agui-widget: the agent's suggestions were ignored: %s", exc)
+            else:
+                with self._sync(), self.hold_sync():
+                    self.suggestions = items
+                    self.suggestions_after = messages[-1].get("id", "") if messages else ""
 
     def session_status(self) -> None:
         self._transport.flush()
@@ -271,6 +394,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self.error = session.error
             self.pending = [p.to_wire() for p in session.pending]
             self.queued = [{"id": run.id, "text": run.text} for run in session.queue]
+        self._turn_may_have_ended()
+
+    def session_notice(self, level: Any, text: str) -> None:
+        self._transport.send(_wire.notice_message(level, text))
 
     # -- requests from views ------------------------------------------------------------------
 
@@ -304,6 +431,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self._transport.flush()
             tail = [_wire.event_to_wire(e) for e in list(session.events)[-SNAPSHOT_EVENT_TAIL:]]
             self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
+            self._genui.hello()
         elif isinstance(request, _wire.Send):
             session.send(request.text)
         elif isinstance(request, _wire.Stop):
@@ -320,6 +448,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self.regenerate()
         elif isinstance(request, _wire.Edit):
             self.edit(request.message_id, request.text)
+        elif isinstance(request, _wire.SelectAgent):
+            self.select_agent(request.name)
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"

@@ -76,8 +76,13 @@ class Edit(_Request):
     text: str = Field(min_length=1, max_length=MAX_TEXT)
 
 
+class SelectAgent(_Request):
+    kind: Literal["select_agent"]
+    name: str = Field(min_length=1, max_length=200)
+
+
 Request = Annotated[
-    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit],
+    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent],
     Field(discriminator="kind"),
 ]
 _request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
@@ -131,3 +136,8 @@ def state_patch_message(patch: list[dict]) -> dict[str, Any]:
 
 def notice_message(level: Literal["info", "warning", "error"], text: str) -> dict[str, Any]:
     return {"kind": "notice", "level": level, "text": text}
+
+
+def render_message(key: str, bundle: dict[str, Any] | None, error: str | None, after: str | None) -> dict[str, Any]:
+    """What a Python renderer made (docs/generative-ui.md); bundle and error both None removes it."""
+    return {"kind": "render", "key": key, "bundle": bundle, "error": error, "after": after}

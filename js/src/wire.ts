@@ -46,6 +46,7 @@ export type StateEditRequest = { kind: "state_edit"; patch: JsonPatch };
 export type ClearRequest = { kind: "clear" };
 export type RegenerateRequest = { kind: "regenerate" };
 export type EditRequest = { kind: "edit"; messageId: string; text: string };
+export type SelectAgentRequest = { kind: "select_agent"; name: string };
 
 export type ViewRequest =
   | HelloRequest
@@ -56,7 +57,8 @@ export type ViewRequest =
   | StateEditRequest
   | ClearRequest
   | RegenerateRequest
-  | EditRequest;
+  | EditRequest
+  | SelectAgentRequest;
 
 // ---------------------------------------------------------------------------------------------
 // Kernel -> view
@@ -79,6 +81,11 @@ export type CheckEntry = [id: string, role: string, length: number];
 export type CheckMessage = { kind: "check"; count: number; start: number; tail: CheckEntry[] };
 export type NoticeLevel = "info" | "warning" | "error";
 export type NoticeMessage = { kind: "notice"; level: NoticeLevel; text: string };
+/** A MIME bundle (`{"image/png": base64, "text/plain": ...}`), as Jupyter outputs carry. */
+export type MimeBundle = Record<string, unknown>;
+/** What a Python renderer made of a tool call (`tool:<id>`) or of the state (`state:<n>`);
+ * bundle and error both null removes it. `after`: the message a state render follows. */
+export type RenderMessage = { kind: "render"; key: string; bundle: MimeBundle | null; error: string | null; after: string | null };
 
 export type KernelMessage =
   | SnapshotMessage
@@ -86,7 +93,8 @@ export type KernelMessage =
   | MessagesSplice
   | StatePatchMessage
   | CheckMessage
-  | NoticeMessage;
+  | NoticeMessage
+  | RenderMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Synced traitlets
@@ -133,7 +141,14 @@ export type Traits = {
   queued: QueuedMessage[];
   frontend_tools: ToolSpec[];
   error: string;
+  agent_names: string[];
+  agent_name: string;
+  suggestions: Suggestion[];
+  suggestions_after: string;
+  predict_state: PredictRule[];
 };
+export type Suggestion = { title: string; message: string };
+export type PredictRule = { state_key: string; tool: string; tool_argument?: string };
 export type TraitName = keyof Traits;
 export const TRAIT_NAMES: readonly TraitName[] = [
   "status",
@@ -143,6 +158,11 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "queued",
   "frontend_tools",
   "error",
+  "agent_names",
+  "agent_name",
+  "suggestions",
+  "suggestions_after",
+  "predict_state",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -308,6 +328,11 @@ function checkKernelMessage(raw: Obj): string | null {
       }
       return null;
     }
+    case "render":
+      if (!isStr(raw.key)) return "key is not a string";
+      if (!(raw.bundle === null || isObject(raw.bundle))) return "bundle must be an object or null";
+      if (!isOptStr(raw.error) || !isOptStr(raw.after)) return "error and after must be strings or null";
+      return null;
     case "notice":
       if (raw.level !== "info" && raw.level !== "warning" && raw.level !== "error") {
         return "level must be info, warning or error";
@@ -434,6 +459,17 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     queued: parseQueued,
     frontend_tools: parseToolSpecs,
     error: (v) => parseText(v, "error"),
+    agent_names: (v) => parseList(v, "agent_names", (e) => (isStr(e) && e !== "" ? e : null)),
+    agent_name: (v) => parseText(v, "agent_name"),
+    suggestions: (v) =>
+      parseList(v, "suggestions", (e) => (isObject(e) && isStr(e.title) && isStr(e.message) ? { title: e.title, message: e.message } : null)),
+    suggestions_after: (v) => parseText(v, "suggestions_after"),
+    predict_state: (v) =>
+      parseList(v, "predict_state", (e) =>
+        isObject(e) && isStr(e.state_key) && isStr(e.tool)
+          ? { state_key: e.state_key, tool: e.tool, ...(isStr(e.tool_argument) ? { tool_argument: e.tool_argument } : {}) }
+          : null,
+      ),
   };
   return parsers[name](value);
 }

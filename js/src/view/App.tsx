@@ -52,7 +52,7 @@ const EDITING_COMBOS = new Set(["a", "c", "v", "x", "z", "y", "backspace", "dele
 
 function keepKeysInTheChat(event: KeyboardEvent) {
   const target = event.target as Element | null;
-  const editing = !!target?.closest?.("textarea, input, [contenteditable]");
+  const editing = !!target?.closest?.("textarea, input, select, [contenteditable]");
   const modified = event.ctrlKey || event.metaKey;
   if (editing && (!modified || event.key === "Enter" || EDITING_COMBOS.has(event.key.toLowerCase()))) {
     event.stopPropagation();

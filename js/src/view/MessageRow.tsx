@@ -10,6 +10,7 @@ import { useView } from "./context";
 import { partLabel, valueText } from "./format";
 import { useMessage, useTrait } from "./hooks";
 import { Icon } from "./icons";
+import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
 import { insertLineBreak, isComposing } from "./keys";
 import { Markdown } from "./Markdown";
@@ -56,28 +57,20 @@ function MessageBody({ id, lastUser = false, lastAnswer = false }: RowProps) {
       // Shown inside the card of the call it answers; alone only when that call is unknown.
       if (conn.mirror.callOwnerOf(message.toolCallId) !== undefined) return null;
       const shown = valueText(message.content);
+      const display = displayOf(message);
       return (
         <div class="agui-row agui-row-tool">
           <div class="agui-tool">
             <div class="agui-tool-head">
               <span class="agui-tool-name">Tool result</span>
             </div>
-            <FoldedText text={shown.text} json={shown.json} />
+            {display ? <Bundle bundle={display} /> : <FoldedText text={shown.text} json={shown.json} />}
           </div>
         </div>
       );
     }
-    case "activity": {
-      const shown = valueText(message.content);
-      return (
-        <div class="agui-row agui-row-activity">
-          <details class="agui-activity">
-            <summary>{message.activityType}</summary>
-            <FoldedText text={shown.text} json={shown.json} />
-          </details>
-        </div>
-      );
-    }
+    case "activity":
+      return <ActivityCard type={message.activityType} content={message.content} />;
     default:
       return <SystemNote message={message} />;
   }
@@ -143,6 +136,7 @@ function UserMessage({ message, editable }: { message: Extract<Message, { role: 
       <div class="agui-bubble agui-bubble-user">
         <PlainText text={text} />
         {parts.length > 0 && <div class="agui-attachments">{parts.join(" ")}</div>}
+        {refusal(message) !== null && <div class="agui-refused">Not sent: {refusal(message)}</div>}
       </div>
       <div class="agui-actions-bar">
         {text !== "" && <CopyMessage text={text} />}
@@ -217,11 +211,12 @@ function AssistantMessage({
   const { conn } = useView();
   const text = textOf(message.content);
   const calls = toolCallsOf(message);
+  const display = displayOf(message);
   return (
     <div class="agui-row agui-row-assistant">
       {(text !== "" || (streaming && calls.length === 0)) && (
         <div class="agui-bubble agui-bubble-assistant">
-          <Markdown text={text} streaming={streaming} />
+          {display !== null && !streaming ? <Bundle bundle={display} /> : <Markdown text={text} streaming={streaming} />}
           {wasStopped(message) && <div class="agui-stopped">stopped</div>}
         </div>
       )}
@@ -243,10 +238,36 @@ function AssistantMessage({
   );
 }
 
+/** The kernel marks a user message the input guard refused with metadata `agui_widget.refused`
+ * (the reason); it stays for the user to see and is never sent to the agent. */
+function refusal(message: Message): string | null {
+  const meta = (message as { metadata?: { agui_widget?: { refused?: unknown } } }).metadata;
+  const reason = meta?.agui_widget?.refused;
+  return typeof reason === "string" ? reason : null;
+}
+
 /** The kernel marks a message a Stop cut short with metadata `agui_widget.stopped`. */
 function wasStopped(message: Message): boolean {
   const meta = (message as { metadata?: { agui_widget?: { stopped?: unknown } } }).metadata;
   return meta?.agui_widget?.stopped === true;
+}
+
+/** An activity message (ACTIVITY_SNAPSHOT / ACTIVITY_DELTA): its type as a label, its content as
+ * Markdown when it has a `markdown` or `text` field, else as JSON. */
+export function ActivityCard({ type, content }: { type: string; content: unknown }) {
+  const record = typeof content === "object" && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : {};
+  const markdown = typeof record.markdown === "string" ? record.markdown : typeof record.text === "string" ? record.text : null;
+  const shown = valueText(content);
+  return (
+    <div class="agui-row agui-row-activity">
+      <div class="agui-activity" data-activity-type={type}>
+        <div class="agui-activity-head">
+          <span class="agui-badge agui-activity-type">{type || "activity"}</span>
+        </div>
+        {markdown !== null ? <Markdown text={markdown} /> : <FoldedText text={shown.text} json={shown.json} />}
+      </div>
+    </div>
+  );
 }
 
 function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {

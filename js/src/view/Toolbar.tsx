@@ -1,6 +1,7 @@
 /** The chat's toolbar: the state panel and the event inspector toggles, and Clear (which asks
  * first). */
 import { useEffect, useRef, useState } from "preact/hooks";
+import { AgentPicker } from "./AgentPicker";
 import { useView } from "./context";
 import { useTopics } from "./hooks";
 import { Icon } from "./icons";
@@ -29,6 +30,7 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }
   const empty = conn.mirror.messages().length === 0;
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
+      <AgentPicker />
       <button type="button" class="agui-tool-btn" aria-label="Show state" aria-pressed={showState} title="Shared state" onClick={onToggleState}>
         <Icon name="braces" />
         <span class="agui-tool-btn-text">State</span>

@@ -1,0 +1,306 @@
+"""The lessons (notebooks/01_*.ipynb … 10_*.ipynb) in a real JupyterLab, in Chromium.
+
+Each test opens one lesson: the code cells up to the one tagged ``chat`` (the cell that shows the
+lesson's chat) run first, then the test works the lesson's feature in the chat as a student would
+(clicks, forms, the state panel), checks what the kernel holds, and finally runs the lesson's
+remaining cells in the same kernel. Those cells answer from Python only what no view answered, so
+they must pass after the browser has acted, and where a lesson prints that it answered from Python,
+the test checks that the browser answered first.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from playwright.sync_api import JSHandle, expect
+
+from tests.browser.conftest import CellResult, ChatView, NotebookPage
+from tests.browser.helpers_ui import show_panel, wait_in_kernel
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+FOLLOW_UP_TIMEOUT = 15_000  # ms: the follow-up run after a frontend tool's answer or an approval
+
+
+def lesson_cells(stem: str) -> tuple[list[str], list[str]]:
+    """A lesson's code cells, split after the cell tagged ``chat`` (the one that shows the chat)."""
+    paths = sorted(NOTEBOOKS.glob(f"{stem}*.ipynb"))
+    assert len(paths) == 1, f"expected one lesson notebook named {stem}*.ipynb in notebooks/, found {paths}"
+    notebook = nbformat.read(paths[0], as_version=4)
+    cells = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    tagged = [i for i, cell in enumerate(cells) if "chat" in cell.metadata.get("tags", ())]
+    assert len(tagged) == 1, f"{paths[0].name}: one code cell must be tagged 'chat' (the cell showing the chat)"
+    split = tagged[0] + 1
+    return [c.source for c in cells[:split]], [c.source for c in cells[split:]]
+
+
+class Lesson:
+    """One lesson open in JupyterLab: its chat, and its cells not run yet."""
+
+    def __init__(self, lab: Any, stem: str) -> None:
+        setup, self.rest = lesson_cells(stem)
+        self.notebook: NotebookPage = lab.open(setup)
+        self.chat: ChatView = self.notebook.chat()
+
+    def cell(self, code: str) -> str:
+        """Runs code in the lesson's kernel; what it printed."""
+        return self.notebook.run_cell(code).text
+
+    def kernel(self, expression: str) -> Any:
+        """The value of a Python expression in the lesson's kernel, through JSON."""
+        out = self.cell(f"import json as _json\nprint(_json.dumps({expression}))")
+        return json.loads(out.strip().splitlines()[-1])
+
+    def run_rest(self) -> list[CellResult]:
+        """Runs the lesson's remaining cells, in order; fails on the first that raises."""
+        return [self.notebook.run_cell(code, timeout=90_000) for code in self.rest]
+
+
+# Records, on every DOM change in a chat view, a JSON summary of the elements a selector matches
+# (their text, or the text of a part of them): enough to tell what a live rendering went through.
+WATCHER = r"""
+(root, [selector, part]) => {
+  const rec = { samples: [] };
+  const sample = () => {
+    const found = Array.from(root.querySelectorAll(selector)).map((el) => {
+      const target = part ? el.querySelector(part) : el;
+      return target ? target.textContent : null;
+    });
+    const entry = JSON.stringify(found);
+    if (rec.samples[rec.samples.length - 1] !== entry) rec.samples.push(entry);
+  };
+  rec.observer = new MutationObserver(sample);
+  rec.observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+  sample();
+  return rec;
+}
+"""
+
+
+def watch(chat: ChatView, selector: str, part: str = "") -> JSHandle:
+    return chat.root.evaluate_handle(WATCHER, [selector, part])
+
+
+def samples(handle: JSHandle) -> list[list[str | None]]:
+    return [json.loads(entry) for entry in handle.evaluate("r => { r.observer.disconnect(); return r.samples; }")]
+
+
+# -- the lessons ----------------------------------------------------------------------------------
+
+
+def test_01_quickstart_answers_and_the_inspector_lists_the_run(lab):
+    lesson = Lesson(lab, "01_")
+    chat = lesson.chat
+
+    chat.send("weather in Paris")
+
+    chat.wait_answer("in Paris (made-up numbers")
+    panel = show_panel(chat, "events")
+    types = panel.locator("li.agui-event")
+    expect(types.first, "the inspector's first event").to_have_attribute("data-type", "RUN_STARTED")
+    expect(panel.locator('li.agui-event[data-type="TOOL_CALL_RESULT"]'), "the tool's result event").to_have_count(1)
+    expect(types.last, "the inspector's last event").to_have_attribute("data-type", "RUN_FINISHED")
+
+    outputs = [cell.text for cell in lesson.run_rest()]
+    table = next(text for text in outputs if text.startswith("event "))
+    assert "TOOL_CALL_RESULT" in table and "RUN_FINISHED" in table, f"the lesson's event table:\n{table}"
+
+
+def test_02_frontend_tool_changes_the_background_in_the_browser(lab):
+    lesson = Lesson(lab, "02_")
+    chat = lesson.chat
+
+    chat.send("change the background to lavender")
+
+    text = chat.wait_answer("background is now", timeout=FOLLOW_UP_TIMEOUT)
+    assert "lavender" in text, text
+    background = chat.root.evaluate("el => el.querySelector('.agui-chat').style.background")
+    assert "lavender" in background, f"the handler did not change the chat's background: {background!r}"
+    result = lesson.kernel("json.loads([m for m in chat.messages if m['role'] == 'tool'][-1]['content'])")
+    assert result == {"ok": True, "background": "lavender"}, f"the browser's answer in the kernel: {result!r}"
+
+    cells = lesson.run_rest()
+    fallback = cells[0].text
+    assert "answered from Python" not in fallback, f"the browser should have answered the lesson's call:\n{fallback}"
+    assert "background is now **lavender**" in fallback, fallback
+
+
+def test_03_a_figure_and_a_table_returned_by_tools_show_in_the_chat(lab):
+    lesson = Lesson(lab, "03_")
+    chat = lesson.chat
+
+    chat.send("chart for Lisbon")
+
+    chat.wait_answer("week in Lisbon")
+    image = chat.root.locator('.agui-bundle[data-mime="image/png"] img')
+    expect(image, "the figure returned by temperature_chart should show as an image").to_have_count(1)
+    expect(image).to_be_visible()
+    width = image.evaluate("img => img.complete ? img.naturalWidth : 0")
+    assert width > 100, f"the figure's PNG did not decode to an image (natural width {width})"
+
+    chat.send("table for Oslo")
+
+    chat.wait_answer("week in Oslo")
+    table = chat.root.locator('.agui-bundle[data-mime="text/html"] table')
+    expect(table, "the DataFrame returned by temperature_table should show as a table").to_have_count(1)
+    expect(table.locator("th", has_text="high °C"), "the table's header").to_have_count(1)
+    expect(table.locator("tbody tr"), "one row per day").to_have_count(7)
+    kinds = lesson.kernel("[sorted(m['metadata']['agui_widget']['display']) for m in chat.messages if m['role'] == 'tool']")
+    assert kinds == [["image/png", "text/plain"], ["text/html", "text/plain"]], kinds
+
+    lesson.run_rest()
+    expect(image, "the lesson's own chart and table show too").to_have_count(2)
+    expect(table).to_have_count(2)
+
+
+def test_04_approve_and_deny_in_the_chat_decide_the_booking(lab):
+    lesson = Lesson(lab, "04_")
+    chat = lesson.chat
+
+    chat.send("book a table for 4 at 8 pm")
+
+    card = chat.pending.locator(".agui-card[data-ui=confirm]")
+    expect(card, "the approval card did not show").to_be_visible()
+    expect(card, "the card should show what is asked").to_contain_text("Book a table for 4 at 8 pm?")
+    expect(chat.status_line).to_have_attribute("data-status", "waiting")
+    card.get_by_role("button", name="Approve", exact=True).click()
+    chat.wait_answer("Booked: a table for 4 at 8 pm", timeout=FOLLOW_UP_TIMEOUT)
+    expect(chat.pending, "the card should go once answered").to_have_count(0)
+
+    chat.send("book a table for 2 at 9 pm")
+
+    card = chat.pending.locator(".agui-card[data-ui=confirm]")
+    expect(card).to_contain_text("Book a table for 2 at 9 pm?")
+    card.get_by_role("button", name="Deny", exact=True).click()
+    chat.wait_answer("did not book", timeout=FOLLOW_UP_TIMEOUT)
+    answers = lesson.kernel("[m['content'] for m in chat.messages if m['role'] == 'tool']")
+    assert answers == ['{"approved": true}', "a table for 4 at 8 pm, reference R-104.", '{"approved": false}'], answers
+
+    lesson.run_rest()
+
+
+def test_05_the_interrupt_form_answers_and_the_run_resumes(lab):
+    lesson = Lesson(lab, "05_")
+    chat = lesson.chat
+
+    chat.send("book a flight to Oslo")
+
+    card = chat.pending.locator(".agui-card[data-ui=interrupt]")
+    expect(card.locator(".agui-card-title"), "the interrupt's message").to_have_text("Book the flight to Oslo on 2026-05-04 for 180 €?")
+    expect(card, "the card should show the tool call's arguments").to_contain_text('"price_eur": 180')
+    seat = card.get_by_label("Seat")
+    expect(seat.locator("option:checked"), "the response schema's default seat").to_have_text("window")
+    seat.select_option(label="aisle")
+    card.get_by_role("button", name="Approve", exact=True).click()
+
+    chat.wait_answer("aisle seat", timeout=FOLLOW_UP_TIMEOUT)
+    expect(chat.pending).to_have_count(0)
+    outcomes = lesson.kernel("[e.outcome.type for e in chat.events if e.type.value == 'RUN_FINISHED']")
+    assert outcomes == ["interrupt", "success"], outcomes
+
+    lesson.run_rest()
+
+
+def test_06_the_checklist_follows_the_agents_steps(lab):
+    lesson = Lesson(lab, "06_")
+    chat = lesson.chat
+    watcher = watch(chat, ".agui-state-render li.agui-step", ".agui-step-status")
+
+    chat.send("plan a weekend in Porto")
+
+    chat.wait_answer("all 4 steps")
+    checklist = chat.root.locator(".agui-state-render li.agui-step")
+    expect(checklist, "the checklist should list the plan's steps").to_have_count(4)
+    expect(checklist.first).to_contain_text("Gather what is needed")
+    expect(chat.root.locator(".agui-state-render li.agui-step-completed"), "every step ends completed").to_have_count(4)
+    seen = [s for s in samples(watcher) if s]
+    for index in range(4):
+        assert any(s[index] == "running" and all(x == "completed" for x in s[:index]) for s in seen), (
+            f"step {index + 1} was never shown running after the ones before it completed: {seen}"
+        )
+
+    lesson.run_rest()
+
+
+def test_07_a_python_renderer_draws_the_tool_call(lab):
+    lesson = Lesson(lab, "07_")
+    chat = lesson.chat
+
+    chat.send("what's the weather in Lisbon?")
+
+    chat.wait_answer("Lisbon: 18 °C")
+    rendered = chat.root.locator(".agui-tool-rendered[data-tool=get_weather]")
+    expect(rendered, "the renderer's card should replace the default one").to_have_count(1)
+    expect(rendered.locator("h4"), "the card's heading").to_have_text("Lisbon")
+    expect(rendered).to_contain_text("18 °C, partly cloudy")
+    expect(rendered).to_contain_text("wind 14 km/h")
+    expect(chat.tool_card("get_weather"), "the default card is hidden behind 'details'").to_have_count(0)
+
+    lesson.run_rest()
+
+
+def test_08_state_edited_in_the_panel_reaches_cells_and_the_agent_and_back(lab):
+    lesson = Lesson(lab, "08_")
+    chat = lesson.chat
+    panel = show_panel(chat, "state")
+    budget = panel.get_by_role("button", name="Edit budget", exact=True)
+    expect(budget, "the state given to AgentChat").to_have_text("50")
+
+    chat.send("add bread for 3")
+    chat.wait_answer("Added bread")
+    expect(panel.get_by_role("button", name="Edit items/1/name", exact=True), "the agent's change").to_have_text('"bread"')
+
+    budget.click()
+    box = panel.get_by_role("textbox", name="New value for budget", exact=True)
+    box.press_sequentially("80")
+    box.press("Enter")
+    expect(budget).to_have_text("80")
+    wait_in_kernel(lesson.notebook, "chat.state['budget'] == 80", show="chat.state")
+    assert 80 in lesson.kernel("[value.get('budget') for value in seen]"), "the lesson's observer did not see the edit"
+
+    chat.send("how much budget is left?")
+    chat.wait_answer("left 69")
+
+    lesson.cell("chat.update_state(budget=25)")
+    expect(budget, "a cell's change should show in the panel").to_have_text("25")
+
+    lesson.run_rest()
+
+
+def test_09_the_state_follows_the_streamed_argument(lab):
+    lesson = Lesson(lab, "09_")
+    chat = lesson.chat
+    watcher = watch(chat, ".agui-state-render")
+
+    chat.send("write a document about tea")
+
+    chat.wait_answer("Done: the document")
+    render = chat.root.locator(".agui-state-render")
+    expect(render, "the document renderer").to_contain_text("That is all there is to say about tea.")
+    lengths = [len(s[0] or "") for s in samples(watcher) if s]
+    growing = [n for i, n in enumerate(lengths) if i == 0 or n > lengths[i - 1]]
+    assert len(growing) >= 4, f"the rendered document did not grow while the argument streamed: lengths {lengths}"
+    document = lesson.kernel("chat.state['document']")
+    assert document.startswith("# On tea") and document.endswith("about tea."), document
+
+    lesson.run_rest()
+
+
+def test_10_a_pydantic_ai_agent_answers_through_its_own_adapter(lab):
+    lesson = Lesson(lab, "10_")
+    chat = lesson.chat
+
+    chat.send("what's the weather in Lisbon?")
+
+    text = chat.wait_answer("It is sunny")
+    assert "Lisbon" in text, text
+    card = chat.tool_card("get_weather")
+    expect(card.locator(".agui-badge"), "pydantic-ai ran the tool").to_have_text("done")
+    expect(card).to_contain_text('"temperature_c": 23')
+
+    lesson.run_rest()

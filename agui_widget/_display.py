@@ -165,8 +165,30 @@ def _figure_bundle(figure: Any) -> dict[str, Any]:
     figure.savefig(buffer, format="png", bbox_inches="tight")
     return {
         "image/png": base64.b64encode(buffer.getvalue()).decode("ascii"),
-        "text/plain": repr(figure),
+        "text/plain": _figure_text(figure),
     }
+
+
+def _figure_text(figure: Any) -> str:
+    """What a model is told about a figure it cannot see: its titles, axis labels and legends."""
+    parts = []
+    suptitle = getattr(figure, "_suptitle", None)
+    if suptitle is not None and suptitle.get_text():
+        parts.append(f"titled {suptitle.get_text()!r}")
+    for axes in figure.get_axes():
+        described = [f"{label} {text!r}" for label, text in (
+            ("title", axes.get_title()), ("x axis", axes.get_xlabel()), ("y axis", axes.get_ylabel())
+        ) if text]
+        legend = axes.get_legend()
+        if legend is not None:
+            entries = [t.get_text() for t in legend.get_texts() if t.get_text()]
+            if entries:
+                described.append("legend " + ", ".join(repr(e) for e in entries))
+        if described:
+            parts.append("a plot with " + ", ".join(described))
+    width, height = (round(v) for v in figure.get_size_inches() * figure.dpi)
+    summary = f"A chart ({width}x{height} px) shown to the user"
+    return summary + (": " + "; ".join(parts) if parts else "") + "."
 
 
 def _formatted(obj: Any) -> dict[str, Any]:

@@ -26,11 +26,14 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 def test_a_matplotlib_figure_becomes_a_png_image():
     figure, axes = plt.subplots(figsize=(2, 2))
     axes.plot([1, 2, 3], [3, 1, 2])
+    axes.set_title("Sales")
+    axes.set_ylabel("units")
     bundle = display_bundle(figure)
     plt.close(figure)
     assert bundle is not None
     assert base64.b64decode(bundle["image/png"]).startswith(PNG_SIGNATURE)
-    assert "Figure" in bundle["text/plain"]
+    # A model cannot see the image: its text says what the chart shows.
+    assert "'Sales'" in bundle["text/plain"] and "'units'" in bundle["text/plain"]
 
 
 def test_a_dataframe_becomes_an_html_table_with_a_text_version():
@@ -99,7 +102,7 @@ async def test_a_backend_tool_returning_a_figure_or_a_dataframe_is_shown_and_the
     calls = {c["function"]["name"]: c["id"] for m in chat.messages for c in m.get("toolCalls", [])}
     plot, table, plain = (results[calls[n]] for n in ("plot", "table", "plain"))
     assert base64.b64decode(plot["metadata"]["agui_widget"]["display"]["image/png"]).startswith(PNG_SIGNATURE)
-    assert "Figure" in plot["content"]
+    assert plot["content"].startswith("A chart (")
     assert "<table" in table["metadata"]["agui_widget"]["display"]["text/html"]
     assert "n" in table["content"] and "<table" not in table["content"]
     assert plain["content"] == '{"ok": true}' and "metadata" not in plain
@@ -119,7 +122,7 @@ async def test_a_backend_tool_returning_a_figure_or_a_dataframe_is_shown_and_the
     tool_seen = [m for m in seen if m["role"] == "tool"]
     assert len(tool_seen) == 3
     assert all("display" not in (m.get("metadata") or {}).get("agui_widget", {}) for m in tool_seen)
-    assert any("Figure" in m["content"] for m in tool_seen)
+    assert any(m["content"].startswith("A chart (") for m in tool_seen)
 
 
 async def test_a_callable_agent_returning_a_dataframe_shows_it():

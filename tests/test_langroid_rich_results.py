@@ -129,14 +129,14 @@ async def test_a_figure_and_a_dataframe_are_shown_on_their_tool_messages_and_the
     messages = tool_messages(chat)
     plot, table, plain = messages["plot_sales"], messages["table_sales"], messages["totals"]
     assert base64.b64decode(shown(plot)["image/png"]).startswith(PNG_SIGNATURE)
-    assert plot["content"].startswith("<Figure size")
+    assert plot["content"].startswith("A chart (")
     assert "<table" in shown(table)["text/html"] and "57" in shown(table)["text/html"]
     assert table["content"] == sales_table().to_string()  # the table as text, not a repr or HTML
     assert json.loads(plain["content"]) == {"units": 88} and "metadata" not in plain  # as before
 
     # the model's next call gets the text versions, not bundles
     given = script.turns[1].tool_result if mode == "tools" else script.turns[1].text
-    assert "<Figure size" in given and sales_table().to_string() in given
+    assert "A chart (" in given and sales_table().to_string() in given
     assert "<table" not in given and "image/png" not in given and "iVBOR" not in given
 
 
@@ -188,5 +188,5 @@ async def test_in_a_task_a_sub_agents_rich_result_is_shown_in_its_lane_and_its_m
     assert sub_script.turns[1].tool_result == "\n".join(
         [messages["plot_sales"]["content"], messages["table_sales"]["content"]]
     )
-    assert messages["plot_sales"]["content"].startswith("<Figure size")  # not Langroid's "Figure(...)"
+    assert messages["plot_sales"]["content"].startswith("A chart (")  # not Langroid's "Figure(...)"
     assert messages["table_sales"]["content"] == sales_table().to_string()

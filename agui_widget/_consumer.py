@@ -46,6 +46,7 @@ from ag_ui.core import (
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunStartedEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -971,6 +972,16 @@ class EventConsumer:
     def open_events(self) -> list[BaseEvent]:
         """END events closing everything the current run left open, innermost first."""
         return self._verifier.open_events()
+
+    def error_closing(self, thread_id: str, run_id: str, message: str, code: str) -> list[BaseEvent]:
+        """What ends a failed run cleanly: RUN_STARTED if none came, the open ENDs, RUN_ERROR."""
+        closing: list[BaseEvent] = []
+        if not self.run_active and self.last_run_finished is None and self._last_error is None:
+            closing.append(RunStartedEvent(thread_id=thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION))
+        if self.run_active:
+            closing.extend(self.open_events())
+        closing.append(RunErrorEvent(message=message, code=code))
+        return closing
 
     def pending_tool_call_ids(self) -> list[str]:
         """Tool calls the latest run left for the client to answer.

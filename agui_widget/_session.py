@@ -30,7 +30,6 @@ from ag_ui.core import (
     Message,
     ResumeEntry,
     RunAgentInput,
-    RunErrorEvent,
     RunFinishedCancelledOutcome,
     RunFinishedEvent,
     RunStartedEvent,
@@ -528,13 +527,7 @@ class Session:
     def _close_with_error(
         self, run: Run, consumer: EventConsumer, message: str, code: str, exception: BaseException | None = None
     ) -> None:
-        closing: list[BaseEvent] = []
-        if not consumer.run_active and consumer.last_run_finished is None and consumer.last_run_error is None:
-            closing.append(RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, protocol_version=PROTOCOL_VERSION))
-        if consumer.run_active:
-            closing.extend(consumer.open_events())
-        closing.append(RunErrorEvent(message=message, code=code))
-        self._consume_closing(run, consumer, closing)
+        self._consume_closing(run, consumer, consumer.error_closing(self.thread_id, self.run_id, message, code))
         run.error = message
         self.hooks.error(ErrorInfo(message, code, run, exception))
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 
 import anyio
-from ag_ui.core import PROTOCOL_VERSION, BaseEvent, RunAgentInput, RunErrorEvent, RunStartedEvent
+from ag_ui.core import BaseEvent, RunAgentInput
 
 from .._consumer import EventConsumer
 from .._errors import describe_exception
@@ -75,15 +75,9 @@ async def served_events(agent: Agent, run_input: RunAgentInput, consumer: EventC
 
 
 def _closing(consumer: EventConsumer, run_input: RunAgentInput, message: str, code: str) -> list[BaseEvent]:
-    """What ends a failed run cleanly: a RUN_STARTED if none came, the open ENDs, RUN_ERROR."""
-    closing: list[BaseEvent] = []
-    if not consumer.run_active and consumer.last_run_finished is None and consumer.last_run_error is None:
-        closing.append(RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION))
-    if consumer.run_active:
-        closing.extend(consumer.open_events())
-    closing.append(RunErrorEvent(message=message, code=code))
+    """The consumer's closing events for a failed run, as delivered (or as they are, when broken)."""
     delivered: list[BaseEvent] = []
-    for event in closing:
+    for event in consumer.error_closing(run_input.thread_id, run_input.run_id, message, code):
         try:
             delivered.extend(consumer.consume(event))
         except ProtocolError:  # already broken: the closing event still goes out

@@ -1,4 +1,4 @@
-"""The lessons (notebooks/01_*.ipynb … 10_*.ipynb) in a real JupyterLab, in Chromium.
+"""The lessons (notebooks/01_*.ipynb … 12_*.ipynb) in a real JupyterLab, in Chromium.
 
 Each test opens one lesson: the code cells up to the one tagged ``chat`` (the cell that shows the
 lesson's chat) run first, then the test works the lesson's feature in the chat as a student would
@@ -304,3 +304,71 @@ def test_10_a_pydantic_ai_agent_answers_through_its_own_adapter(lab):
     expect(card).to_contain_text('"temperature_c": 23')
 
     lesson.run_rest()
+
+
+def test_11_an_agent_served_by_another_process_answers_in_the_chat(lab):
+    lesson = Lesson(lab, "11_")
+    chat = lesson.chat
+    assert lesson.kernel("server.poll() is None"), "the lesson's server process should be running"
+
+    chat.send("weather in Oslo")
+
+    chat.wait_answer("in Oslo (made-up numbers")
+    expect(chat.tool_card("get_weather").locator(".agui-badge"), "the server's agent ran the tool").to_have_text("done")
+
+    chat.send("make it teal")
+
+    chat.wait_answer("the accent is now", timeout=FOLLOW_UP_TIMEOUT)
+    result = lesson.kernel("json.loads([m for m in chat.messages if m['role'] == 'tool'][-1]['content'])")
+    assert result == {"ok": True, "color": "teal"}, f"the browser's answer to the remote agent's call: {result!r}"
+    posts = lesson.kernel(
+        "[line.split(' - ', 1)[-1] for line in (workdir / 'server.log').read_text().splitlines() if '\"POST /agents/demo' in line]"
+    )
+    # the by-hand run, the weather turn, and the two runs of the frontend tool's turn
+    assert posts == ['"POST /agents/demo HTTP/1.1" 200 OK'] * 4, f"the runs the server process logged: {posts}"
+
+    cells = lesson.run_rest()
+    assert "answered from Python" not in cells[2].text, f"the browser should have answered the lesson's call:\n{cells[2].text}"
+    assert "accent is now **teal**" in cells[2].text, cells[2].text
+    last = cells[-1].text
+    assert "server stopped: True" in last and "error | Cannot reach the agent at http://127.0.0.1:" in last, last
+    expect(chat.error_line, "the chat should say the server is gone").to_contain_text("Cannot reach the agent")
+    assert lesson.kernel("server.poll() is not None"), "the lesson's last cell should have stopped the server"
+
+
+def test_12_the_agent_picked_in_the_toolbar_answers_and_the_guard_refuses(lab):
+    lesson = Lesson(lab, "12_")
+    notebook = lesson.notebook
+    restored = notebook.chat(1)
+    expect(restored.user_bubbles, "the thread restored from the store").to_have_text(["plan a weekend in Porto"])
+    expect(restored.assistant_texts).to_contain_text(["Plan for a weekend in Porto"])
+    team = ChatView(notebook, notebook.chat_roots.filter(has=notebook.page.get_by_role("combobox", name="Agent"))).wait_ready()
+    picker = team.root.get_by_role("combobox", name="Agent")
+    expect(picker, "the first agent starts active").to_have_value("planner")
+
+    team.send("plan a picnic")
+    team.wait_answer("Plan for a picnic")
+
+    picker.focus()
+    picker.select_option("coder")
+    expect(picker).to_have_value("coder")
+    expect(team.user_bubbles, "the coder's thread starts empty").to_have_count(0)
+    team.send("write a picnic checklist")
+    text = team.wait_answer("Code for a picnic checklist")
+    assert "print('a picnic checklist')" in text, text
+
+    team.send("my password is 1234")
+
+    refused = team.root.locator(".agui-refused")
+    expect(refused, "the guard's reason under the refused message").to_have_text("Not sent: Please don't paste passwords into the chat.")
+    team.wait_idle()
+    kernel = lesson.kernel("[team.agent_name, [m['role'] for m in team.messages], turns]")
+    assert kernel == ["coder", ["user", "assistant", "user"], ["finished", "finished", "refused"]], kernel
+    assert lesson.kernel("event_counts['RUN_STARTED']") == 2, "the refused message must not start a run"
+
+    picker.select_option("planner")
+    expect(team.user_bubbles, "the planner's thread should come back").to_have_text(["plan a picnic"])
+
+    cells = lesson.run_rest()
+    exported = next(cell.text for cell in cells if cell.text.startswith("**User:**"))
+    assert "plan a picnic" in exported and "Not sent: Please don't paste passwords" in exported, exported

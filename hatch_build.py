@@ -12,7 +12,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 ROOT = Path(__file__).parent
 JS = ROOT / "js"
-BUNDLE = ROOT / "agui_widget" / "static" / "widget.js"
+BUNDLES = [ROOT / "agui_widget" / "static" / name for name in ("widget.js", "vega.js")]
 
 
 def _newest_source() -> float:
@@ -28,7 +28,8 @@ class JSBuildHook(BuildHookInterface):
             return
         if not (JS / "package.json").exists():  # building from an sdist that ships the bundle
             return
-        if BUNDLE.exists() and BUNDLE.stat().st_mtime >= _newest_source():
+        newest = _newest_source()
+        if all(bundle.exists() and bundle.stat().st_mtime >= newest for bundle in BUNDLES):
             return
         npm = shutil.which("npm")
         if npm is None:

@@ -81,6 +81,8 @@ def display_bundle(obj: Any) -> dict[str, Any] | None:
         return _clean(dict(obj))
     if _is_figure(obj):
         return _figure_bundle(obj)
+    if _is_altair_chart(obj):
+        return _altair_bundle(obj)
     return _clean(_formatted(obj))
 
 
@@ -158,6 +160,25 @@ def _is_mime_dict(obj: Any) -> bool:
 def _is_figure(obj: Any) -> bool:
     cls = type(obj)
     return cls.__module__.startswith("matplotlib.") and hasattr(obj, "savefig") and hasattr(obj, "get_axes")
+
+
+def _is_altair_chart(obj: Any) -> bool:
+    return type(obj).__module__.startswith("altair.") and callable(getattr(obj, "to_dict", None))
+
+
+def _altair_bundle(chart: Any) -> dict[str, Any] | None:
+    """The chart's Vega-Lite spec (data inline), whatever Altair renderer is active: the default
+    one gives HTML that loads vega from a CDN, which the chat neither runs nor fetches."""
+    spec = chart.to_dict()
+    version = re.search(r"/vega-lite/v(\d+)", str(spec.get("$schema", "")))
+    mime = f"application/vnd.vegalite.v{version.group(1) if version else 5}+json"
+    marks = spec.get("mark")
+    mark = marks.get("type") if isinstance(marks, dict) else marks
+    text = f"A Vega-Lite chart{f' ({mark})' if isinstance(mark, str) else ''} shown to the user"
+    title = spec.get("title")
+    if isinstance(title, str) and title:
+        text += f", titled {title!r}"
+    return _clean({mime: spec, "text/plain": text + "."})
 
 
 def _figure_bundle(figure: Any) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from ag_ui.core import BaseEvent, Context, Message, Tool
 from pydantic import TypeAdapter, ValidationError
 
 from . import _wire
+from ._assets import read_asset
 from ._export import ExportMixin
 from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
@@ -450,6 +451,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             self.edit(request.message_id, request.text)
         elif isinstance(request, _wire.SelectAgent):
             self.select_agent(request.name)
+        elif isinstance(request, _wire.Asset):
+            self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"

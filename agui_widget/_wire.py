@@ -81,8 +81,15 @@ class SelectAgent(_Request):
     name: str = Field(min_length=1, max_length=200)
 
 
+class Asset(_Request):
+    """A file the view loads on demand (the chart renderer), answered by :func:`asset_message`."""
+
+    kind: Literal["asset"]
+    name: Literal["vega"]
+
+
 Request = Annotated[
-    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent],
+    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent, Asset],
     Field(discriminator="kind"),
 ]
 _request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
@@ -141,3 +148,8 @@ def notice_message(level: Literal["info", "warning", "error"], text: str) -> dic
 def render_message(key: str, bundle: dict[str, Any] | None, error: str | None, after: str | None) -> dict[str, Any]:
     """What a Python renderer made (docs/generative-ui.md); bundle and error both None removes it."""
     return {"kind": "render", "key": key, "bundle": bundle, "error": error, "after": after}
+
+
+def asset_message(name: str, source: str | None, error: str | None) -> dict[str, Any]:
+    """The answer to an ``asset`` request: the file's text, or why there is none."""
+    return {"kind": "asset", "name": name, "source": source, "error": error}

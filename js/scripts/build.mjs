@@ -1,5 +1,7 @@
 // Builds the widget: src/index.tsx -> ../agui_widget/static/widget.js (one minified ES module
-// with a default export, as anywidget loads it) and widget.css next to it.
+// with a default export, as anywidget loads it) and widget.css next to it; and the chart renderer,
+// src/vega/draw.ts -> vega.js (vega, vega-lite, vega-embed), which the view fetches from the kernel
+// the first time it draws a Vega-Lite chart, so it costs the widget's load nothing.
 //   node scripts/build.mjs            one build, prints the sizes
 //   node scripts/build.mjs --watch    rebuild on change (unminified, with source maps)
 import * as esbuild from "esbuild";
@@ -30,15 +32,19 @@ const options = {
   define: { "process.env.NODE_ENV": JSON.stringify(watch ? "development" : "production") },
 };
 
+/** @type {import("esbuild").BuildOptions} */
+const vegaOptions = { ...options, entryPoints: { vega: "src/vega/draw.ts" }, sourcemap: false };
+
 mkdirSync(outdir, { recursive: true });
 
 if (watch) {
+  await esbuild.build(vegaOptions); // rarely changes: built once, not watched
   const ctx = await esbuild.context(options);
   await ctx.watch();
   console.log(`watching src/ -> ${outdir}`);
 } else {
-  await esbuild.build(options);
-  for (const name of ["widget.js", "widget.css"]) {
+  await Promise.all([esbuild.build(options), esbuild.build(vegaOptions)]);
+  for (const name of ["widget.js", "widget.css", "vega.js"]) {
     const bytes = readFileSync(join(outdir, name));
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
     console.log(`${name}: ${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`);

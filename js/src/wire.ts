@@ -47,6 +47,8 @@ export type ClearRequest = { kind: "clear" };
 export type RegenerateRequest = { kind: "regenerate" };
 export type EditRequest = { kind: "edit"; messageId: string; text: string };
 export type SelectAgentRequest = { kind: "select_agent"; name: string };
+/** Asks for a file the view loads on demand (the chart renderer); answered by an `asset` message. */
+export type AssetRequest = { kind: "asset"; name: "vega" };
 
 export type ViewRequest =
   | HelloRequest
@@ -58,7 +60,8 @@ export type ViewRequest =
   | ClearRequest
   | RegenerateRequest
   | EditRequest
-  | SelectAgentRequest;
+  | SelectAgentRequest
+  | AssetRequest;
 
 // ---------------------------------------------------------------------------------------------
 // Kernel -> view
@@ -86,6 +89,8 @@ export type MimeBundle = Record<string, unknown>;
 /** What a Python renderer made of a tool call (`tool:<id>`) or of the state (`state:<n>`);
  * bundle and error both null removes it. `after`: the message a state render follows. */
 export type RenderMessage = { kind: "render"; key: string; bundle: MimeBundle | null; error: string | null; after: string | null };
+/** The answer to an `asset` request: the file's text, or why there is none. */
+export type AssetMessage = { kind: "asset"; name: string; source: string | null; error: string | null };
 
 export type KernelMessage =
   | SnapshotMessage
@@ -94,7 +99,8 @@ export type KernelMessage =
   | StatePatchMessage
   | CheckMessage
   | NoticeMessage
-  | RenderMessage;
+  | RenderMessage
+  | AssetMessage;
 
 // ---------------------------------------------------------------------------------------------
 // Synced traitlets
@@ -332,6 +338,11 @@ function checkKernelMessage(raw: Obj): string | null {
       if (!isStr(raw.key)) return "key is not a string";
       if (!(raw.bundle === null || isObject(raw.bundle))) return "bundle must be an object or null";
       if (!isOptStr(raw.error) || !isOptStr(raw.after)) return "error and after must be strings or null";
+      return null;
+    case "asset":
+      if (!isStr(raw.name)) return "name is not a string";
+      if (!isOptStr(raw.source) || !isOptStr(raw.error)) return "source and error must be strings or null";
+      if (!isStr(raw.source) && !isStr(raw.error)) return "an asset answer needs a source or an error";
       return null;
     case "notice":
       if (raw.level !== "info" && raw.level !== "warning" && raw.level !== "error") {

@@ -28,9 +28,9 @@ const render = (key: string, bundle: Record<string, unknown> | null, extra: Reco
 });
 
 describe("MIME bundles", () => {
-  it("choose images first, then Vega-Lite as its spec, HTML, Markdown, JSON, plain text", () => {
+  it("choose a Vega-Lite chart first (its image stands in while it loads), then images, HTML, Markdown, JSON, plain text", () => {
     assert.equal(chosenType({ "text/plain": "t", "image/png": PNG, "text/html": "<b>x</b>" }), "image/png");
-    assert.equal(chosenType({ "application/vnd.vegalite.v5+json": {}, "image/svg+xml": "<svg/>" }), "image/svg+xml");
+    assert.equal(chosenType({ "application/vnd.vegalite.v5+json": {}, "image/svg+xml": "<svg/>" }), "application/vnd.vegalite.v5+json");
     assert.equal(chosenType({ "application/vnd.vegalite.v5+json": {}, "text/html": "<div>" }), "application/vnd.vegalite.v5+json");
     assert.equal(chosenType({ "text/markdown": "# m", "application/json": {} }), "text/markdown");
     assert.equal(chosenType({ "application/json": { a: 1 }, "text/plain": "t" }), "application/json");

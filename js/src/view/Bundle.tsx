@@ -5,23 +5,30 @@
  * (PNG/JPEG from base64; SVG sanitised, then as an image data URL, where scripts never run), HTML through the
  * same DOMPurify allow list as Markdown (no scripts, handlers, styles or forms), Markdown through
  * the Markdown pipeline, JSON as coloured text, plain text as preformatted text. Vega-Lite specs
- * are not drawn (no renderer fits the bundle budget): their PNG/SVG fallback is shown when the
- * bundle has one, else the spec as JSON.
+ * are drawn as SVG by a renderer the view loads from the kernel on first use (./vega.ts); until it
+ * is there, or when it cannot be, the bundle's PNG/SVG is shown, else a placeholder or the spec.
  */
-import { useLayoutEffect, useRef } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { sanitizeSvg, sanitizeToFragment } from "../markdown/sanitize";
-import type { MimeBundle } from "../wire";
+import { isObject, type MimeBundle } from "../wire";
+import { ViewCtx } from "./context";
 import { FoldedText } from "./Json";
 import { Markdown } from "./Markdown";
+import { isDarkTheme, loadVega } from "./vega";
 
-export const BUNDLE_PREFERENCE = [
-  "image/png",
-  "image/jpeg",
-  "image/svg+xml",
-  // before HTML: a chart's HTML version needs scripts, which the sanitiser removes
+const VEGALITE_TYPES = [
   "application/vnd.vegalite.v6+json",
   "application/vnd.vegalite.v5+json",
   "application/vnd.vegalite.v4+json",
+] as const;
+type VegaLiteType = (typeof VEGALITE_TYPES)[number];
+const IMAGE_TYPES = ["image/png", "image/jpeg", "image/svg+xml"] as const;
+type ImageType = (typeof IMAGE_TYPES)[number];
+
+export const BUNDLE_PREFERENCE = [
+  // first: a chart's PNG/SVG is its fallback, and its HTML version needs scripts the sanitiser removes
+  ...VEGALITE_TYPES,
+  ...IMAGE_TYPES,
   "text/html",
   "text/markdown",
   "application/json",
@@ -39,6 +46,7 @@ export function chosenType(bundle: MimeBundle): (typeof BUNDLE_PREFERENCE)[numbe
       if (typeof value !== "string") continue;
       if ((type === "image/png" || type === "image/jpeg") && !BASE64.test(value)) continue;
     }
+    if (type.startsWith("application/vnd.vegalite") && !isObject(value)) continue;
     return type;
   }
   return null;
@@ -55,27 +63,19 @@ export function bundleText(bundle: MimeBundle): string {
 
 export function Bundle({ bundle }: { bundle: MimeBundle }) {
   const type = chosenType(bundle);
-  const alt = bundleText(bundle).slice(0, 300) || "an image";
   switch (type) {
     case "image/png":
     case "image/jpeg":
+    case "image/svg+xml":
       return (
         <div class="agui-bundle" data-mime={type}>
-          <img class="agui-bundle-img" alt={alt} src={`data:${type};base64,${(bundle[type] as string).replace(/\s+/g, "")}`} />
+          <BundleImage bundle={bundle} type={type} />
         </div>
       );
-    case "image/svg+xml": {
-      const svg = sanitizeSvg(bundle[type] as string);
-      return (
-        <div class="agui-bundle" data-mime={type}>
-          {svg ? (
-            <img class="agui-bundle-img" alt={alt} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`} />
-          ) : (
-            <div class="agui-bundle-note">(an SVG image that could not be shown safely)</div>
-          )}
-        </div>
-      );
-    }
+    case "application/vnd.vegalite.v6+json":
+    case "application/vnd.vegalite.v5+json":
+    case "application/vnd.vegalite.v4+json":
+      return <VegaLiteChart bundle={bundle} type={type} />;
     case "text/html":
       return <SanitizedHtml html={bundle[type] as string} fallback={bundleText(bundle)} />;
     case "text/markdown":
@@ -85,12 +85,8 @@ export function Bundle({ bundle }: { bundle: MimeBundle }) {
         </div>
       );
     case "application/json":
-    case "application/vnd.vegalite.v6+json":
-    case "application/vnd.vegalite.v5+json":
-    case "application/vnd.vegalite.v4+json":
       return (
         <div class="agui-bundle" data-mime={type}>
-          {type !== "application/json" && <div class="agui-bundle-note">Vega-Lite chart (shown as its spec)</div>}
           <FoldedText text={JSON.stringify(bundle[type], null, 2) ?? "null"} json />
         </div>
       );
@@ -103,6 +99,88 @@ export function Bundle({ bundle }: { bundle: MimeBundle }) {
     default:
       return <div class="agui-bundle agui-bundle-empty">(nothing this view can show)</div>;
   }
+}
+
+/** The image of a bundle (PNG/JPEG from base64; SVG sanitised, then as an image data URL). */
+function BundleImage({ bundle, type }: { bundle: MimeBundle; type: ImageType }) {
+  const alt = bundleText(bundle).slice(0, 300) || "an image";
+  if (type === "image/svg+xml") {
+    const svg = sanitizeSvg(bundle[type] as string);
+    return svg ? (
+      <img class="agui-bundle-img" alt={alt} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`} />
+    ) : (
+      <div class="agui-bundle-note">(an SVG image that could not be shown safely)</div>
+    );
+  }
+  return <img class="agui-bundle-img" alt={alt} src={`data:${type};base64,${(bundle[type] as string).replace(/\s+/g, "")}`} />;
+}
+
+/** The image a chart's bundle carries besides its spec, if any. */
+export function chartFallback(bundle: MimeBundle): ImageType | null {
+  const type = chosenType(Object.fromEntries(IMAGE_TYPES.filter((t) => t in bundle).map((t) => [t, bundle[t]])));
+  return type === "image/png" || type === "image/jpeg" || type === "image/svg+xml" ? type : null;
+}
+
+type ChartState = { kind: "loading" } | { kind: "drawn"; refused: string[] } | { kind: "failed"; why: string };
+
+/**
+ * A Vega-Lite spec drawn as SVG. While the renderer loads, and if it cannot, the bundle's image
+ * stands in (else "Loading chart…", then the spec as JSON), with a note saying why.
+ */
+function VegaLiteChart({ bundle, type }: { bundle: MimeBundle; type: VegaLiteType }) {
+  const view = useContext(ViewCtx);
+  const chartRef = useRef<HTMLDivElement>(null);
+  const [state, setState] = useState<ChartState>({ kind: "loading" });
+  const spec = bundle[type];
+  useEffect(() => {
+    const el = chartRef.current;
+    if (!el) return;
+    if (!view) {
+      setState({ kind: "failed", why: "this view has no kernel to load the chart renderer from" });
+      return;
+    }
+    let live = true;
+    let finalize: (() => void) | null = null;
+    setState({ kind: "loading" });
+    loadVega(view.conn)
+      .then((vega) => (live ? vega.draw(el, spec, { dark: isDarkTheme(el) }) : null))
+      .then((drawn) => {
+        if (drawn === null) return;
+        if (!live) return drawn.finalize();
+        finalize = () => drawn.finalize();
+        setState({ kind: "drawn", refused: drawn.refused });
+      })
+      .catch((error: unknown) => {
+        if (!live) return;
+        el.replaceChildren();
+        setState({ kind: "failed", why: error instanceof Error ? error.message : String(error) });
+      });
+    return () => {
+      live = false;
+      finalize?.();
+      el.replaceChildren();
+    };
+  }, [spec, view]);
+  const image = chartFallback(bundle);
+  return (
+    <div class="agui-bundle agui-vega" data-mime={type} data-chart={state.kind}>
+      <div ref={chartRef} class="agui-vega-chart" />
+      {state.kind !== "drawn" &&
+        (image !== null ? (
+          <BundleImage bundle={bundle} type={image} />
+        ) : state.kind === "loading" ? (
+          <div class="agui-bundle-note agui-vega-loading">Loading chart…</div>
+        ) : (
+          <FoldedText text={JSON.stringify(spec, null, 2) ?? "null"} json />
+        ))}
+      {state.kind === "failed" && <div class="agui-bundle-note agui-vega-error">Chart not drawn: {state.why}</div>}
+      {state.kind === "drawn" && state.refused.length > 0 && (
+        <div class="agui-bundle-note">
+          External data was not loaded ({state.refused[0]}): a chart in the chat draws only the data inside its spec.
+        </div>
+      )}
+    </div>
+  );
 }
 
 /** HTML through the sanitiser into an element Preact does not manage. */

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 
 import langroid as lr
 import pytest
@@ -15,7 +14,8 @@ from langroid.agent.xml_tool_message import XMLToolMessage
 from langroid.mytypes import Entity
 
 from agui_widget import AgentChat, js_tool
-from agui_widget.adapters.langroid import LangroidAgent, tool_context
+from agui_widget._consumer import EventConsumer
+from agui_widget.adapters.langroid import LangroidAgent, ToolBehavior, ToolResultContext, tool_context
 from agui_widget.adapters.langroid.mock import ScriptedLM
 
 from .langroid_fakes import (
@@ -27,7 +27,7 @@ from .langroid_fakes import (
     make_agent,
     official_check,  # noqa: F401  (a fixture: pytestmark below)
 )
-from .support import collect, make_input, split_runs, text_of, types
+from .support import collect, make_input, split_runs, text_of, types, until
 
 pytestmark = pytest.mark.usefixtures("official_check")
 
@@ -56,13 +56,6 @@ class Finish(lr.ToolMessage):
 
     def handle(self) -> AgentDoneTool:
         return AgentDoneTool(content=f"Final: {self.answer}")
-
-
-async def until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 def lane_of(events, kind):
@@ -237,6 +230,48 @@ async def test_a_sub_agents_tools_are_attributed_to_it_and_follow_the_state():
     assert result.content == "notes on owls"
     [delta] = [e for e in events if e.type == EventType.STATE_DELTA]
     assert delta.model_dump(mode="json")["delta"] == [{"op": "replace", "path": "/looked_up", "value": "owls"}]
+
+
+async def test_in_a_task_a_failing_tool_is_told_to_the_model_and_state_from_result_sees_the_result():
+    class Explode(lr.ToolMessage):
+        request: str = "explode"
+        purpose: str = "Fail on purpose."
+
+        def handle(self) -> str:
+            raise ValueError("boom")
+
+    class Roll(lr.ToolMessage):
+        request: str = "roll"
+        purpose: str = "Roll a die."
+
+        def handle(self) -> dict:
+            return {"rolled": 4}
+
+    contexts: list[ToolResultContext] = []
+
+    def from_result(context: ToolResultContext):
+        contexts.append(context)
+        return {**context.state, "last_roll": context.result["rolled"]}
+
+    script = Recorder([Reply(tool_calls=[ToolCall("explode"), ToolCall("roll")]), Reply("Rolled a 4. DONE")])
+    task = lr.Task(make_agent(script, tools=[Explode, Roll]), name="Main", interactive=False)
+    adapter = LangroidAgent(task, tool_behaviors={"roll": ToolBehavior(state_from_result=from_result)})
+    events = await collect(adapter, make_input("roll", state={"old": True}))
+    check_streams([events])
+    results = {e.tool_call_id: e.content for e in events if e.type == EventType.TOOL_CALL_RESULT}
+    names = {e.tool_call_id: e.tool_call_name for e in events if e.type == EventType.TOOL_CALL_START}
+    by_name = {names[call_id]: content for call_id, content in results.items()}
+    assert by_name["explode"] == "Error: the tool 'explode' failed: ValueError: boom"
+    assert json.loads(by_name["roll"]) == {"rolled": 4}
+    [context] = contexts
+    assert context.result == {"rolled": 4} and context.state == {"old": True}
+    [roll_result] = [e for e in events if e.type == EventType.TOOL_CALL_RESULT and names[e.tool_call_id] == "roll"]
+    assert context.message_id == roll_result.message_id
+    consumer = EventConsumer(state={"old": True})
+    for event in events:
+        consumer.consume(event)
+    assert consumer.state == {"old": True, "last_roll": 4}
+    assert types(events)[-1] == "RUN_FINISHED"
 
 
 async def test_stop_inside_a_sub_task_closes_its_invocation_and_the_next_run_works():

@@ -48,7 +48,6 @@ EXCERPT_CHARS = 500
 """How much of an error body a RUN_ERROR message quotes."""
 
 
-
 @functools.cache
 def _events_adapter() -> TypeAdapter[Any]:
     """The validator of ag_ui.core's event union, built on first use (it takes milliseconds)."""
@@ -154,7 +153,7 @@ class RemoteAgent:
         """The camelCase JSON to POST, shaped for the peer's protocol version."""
         from .._consumer import EventConsumer
 
-        shaper = EventConsumer(on_warning=_warn, max_protocol_version=self.protocol_version)
+        shaper = EventConsumer(max_protocol_version=self.protocol_version)  # logs its warnings itself
         shaped = shaper.outgoing_input(input)
         return shaped.model_dump(mode="json", by_alias=True, exclude_none=True)
 
@@ -265,7 +264,6 @@ class RemoteAgent:
                 "network",
             ) from exc
 
-
     def _silence(self, request: httpx.Request) -> _Failure:
         """The read timeout ran out: the server went quiet (before answering, or mid-run)."""
         read = request.extensions.get("timeout", {}).get("read")
@@ -290,10 +288,6 @@ def _parse(data: str, url: str) -> BaseEvent | None:
         problems = "; ".join(f"{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
         log.warning("agui-widget: skipped an invalid %s event from %s (%s)", kind, url, problems)
         return None
-
-
-def _warn(text: str) -> None:
-    log.warning("agui-widget: %s", text)
 
 
 def _reason(exc: BaseException) -> str:

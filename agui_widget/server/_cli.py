@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 from fastapi import FastAPI
 
 from ._app import create_app
@@ -21,8 +22,6 @@ SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
 
 def serve(args: argparse.Namespace) -> int:
     """Build the app (checking every target first) and run uvicorn until interrupted."""
-    import uvicorn
-
     spec = {"targets": args.targets, "path": args.path, "cors_origins": args.cors_origin, "store": args.store, "cwd": os.getcwd()}
     app = app_from_spec(spec)  # fail here, once, with a clear message, before any worker starts
     common: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level}

@@ -27,9 +27,10 @@ CLOSE_TIMEOUT = 5.0
 
 
 def consumer_for(run_input: RunAgentInput) -> EventConsumer:
-    """A pipeline seeded with the request's transcript and state (a delta applies to that state)."""
+    """A pipeline seeded with the request's transcript and state (a delta applies to that state);
+    it logs its own warnings."""
     messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages]
-    return EventConsumer(messages, run_input.state, on_warning=lambda text: log.warning("agui-widget: %s", text))
+    return EventConsumer(messages, run_input.state)
 
 
 async def served_events(agent: Agent, run_input: RunAgentInput, consumer: EventConsumer) -> AsyncIterator[BaseEvent]:
@@ -41,33 +42,26 @@ async def served_events(agent: Agent, run_input: RunAgentInput, consumer: EventC
     """
     stream = None
     try:
-        stream = agent.run(run_input)
-        async for event in stream:
-            try:
-                delivered = consumer.consume(event)
-            except ProtocolError as exc:
-                for item in exc.delivered:
-                    yield item
-                for item in _closing(consumer, run_input, f"The agent broke the AG-UI protocol: {exc}", "protocol_error"):
-                    yield item
-                return
-            for item in delivered:
-                yield item
-            if consumer.last_run_finished is not None or consumer.last_run_error is not None:
-                return
         try:
-            consumer.end_of_stream()
+            stream = agent.run(run_input)
+            async for event in stream:
+                try:
+                    delivered = consumer.consume(event)
+                except ProtocolError as exc:
+                    for item in exc.delivered:
+                        yield item
+                    raise
+                for item in delivered:
+                    yield item
+                if consumer.last_run_finished is not None or consumer.last_run_error is not None:
+                    return
+            consumer.end_of_stream()  # raises when a run was left open
+            raise ProtocolError("the agent's event stream ended before any run started (no RUN_STARTED)")
         except ProtocolError as exc:
-            for item in _closing(consumer, run_input, f"The agent broke the AG-UI protocol: {exc}", "protocol_error"):
-                yield item
-            return
-        if consumer.last_run_finished is None and consumer.last_run_error is None:
-            message = "The agent's event stream ended before any run started (no RUN_STARTED)."
-            for item in _closing(consumer, run_input, message, "protocol_error"):
-                yield item
-    except Exception as exc:
-        log.exception("agui-widget: the served agent failed")
-        message, code = describe_exception(exc)
+            message, code = f"The agent broke the AG-UI protocol: {exc}", "protocol_error"
+        except Exception as exc:
+            log.exception("agui-widget: the served agent failed")
+            message, code = describe_exception(exc)
         for item in _closing(consumer, run_input, message, code):
             yield item
     finally:

@@ -174,6 +174,12 @@ def _main_agent_view(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str,
     return [m for m in view if m.get("role") != _SUBTASK_RESULT or m.get("content")]
 
 
+def reasoning_metadata(content_with_reasoning: str) -> dict[str, Any]:
+    """The assistant message's metadata that keeps its text as the model wrote it, reasoning
+    inline (read back by ``to_llm_messages``)."""
+    return {"langroid": {"contentWithReasoning": content_with_reasoning}}
+
+
 def _content_with_reasoning(message: Mapping[str, Any]) -> str | None:
     metadata = message.get("metadata")
     langroid = metadata.get("langroid") if isinstance(metadata, Mapping) else None

@@ -58,7 +58,7 @@ from ..._content import parse_json_text
 from ..._display import is_rich
 from .._base import EventStream, new_id
 from . import _quiet
-from ._history import json_tool_text, parse_args, to_llm_messages, tool_mode
+from ._history import json_tool_text, parse_args, reasoning_metadata, to_llm_messages, tool_mode
 from ._hooks import (
     _CURRENT,
     RunState,
@@ -248,6 +248,14 @@ class _Call:
     def args_text(self) -> str:
         return json.dumps(self.args, ensure_ascii=False, default=str)
 
+    def events(self, parent_message_id: str) -> list[BaseEvent]:
+        """The call as the model made it: START, its whole arguments, END."""
+        return [
+            ToolCallStartEvent(tool_call_id=self.id, tool_call_name=self.name, parent_message_id=parent_message_id),
+            ToolCallArgsEvent(tool_call_id=self.id, delta=self.args_text),
+            ToolCallEndEvent(tool_call_id=self.id),
+        ]
+
 
 class _Step:
     """One model call: its assistant message id and what it streamed."""
@@ -319,12 +327,6 @@ class _Run:
         usable = [self.agent.llm_tools_map.get(name) for name in self.agent.llm_tools_usable]
         return [c for c in usable if isinstance(c, type) and issubclass(c, XMLToolMessage)]
 
-    def _xml_tools(self) -> bool:
-        return bool(self._xml_tool_classes())
-
-    def _xml_root_tags(self) -> set[str]:
-        return {c._get_root_element() for c in self._xml_tool_classes()}
-
     def _is_xml_tool(self, candidate: str) -> bool:
         """Whether an XML fragment of the reply is a call of one of the agent's tools."""
         try:
@@ -341,12 +343,7 @@ class _Run:
 
     async def events(self) -> AsyncIterator[Any]:
         agent = self.agent
-        if agent.llm is None:
-            raise RuntimeError(
-                f"the Langroid agent {agent.config.name!r} has no LLM (its config has llm=None); "
-                "give its ChatAgentConfig an llm, e.g. langroid.language_models.OpenAIGPTConfig(chat_model=...)"
-            )
-        _check_api_key(agent)
+        check_ready(agent)
         setup = _AgentSetup(agent)
         _quiet.acquire()
         try:
@@ -381,7 +378,7 @@ class _Run:
                         "role": "assistant",
                         "content": "".join(step.text),
                         **(
-                            {"metadata": {"langroid": {"contentWithReasoning": response.content_with_reasoning}}}
+                            {"metadata": reasoning_metadata(response.content_with_reasoning)}
                             if response.content_with_reasoning
                             else {}
                         ),
@@ -394,13 +391,7 @@ class _Run:
                 if not calls:
                     return
                 for call in calls:
-                    yield [
-                        ToolCallStartEvent(
-                            tool_call_id=call.id, tool_call_name=call.name, parent_message_id=step.message_id
-                        ),
-                        ToolCallArgsEvent(tool_call_id=call.id, delta=call.args_text),
-                        ToolCallEndEvent(tool_call_id=call.id),
-                    ]
+                    yield call.events(step.message_id)
                     await self._state_from_args(call.name, call.args, call.args_text, call.id, call.tool, partial=False)
                     yield self._drain()
                 done_text: str | None = None
@@ -517,8 +508,9 @@ class _Run:
         """What keeps tool calls written into the reply out of the streamed text, if anything must."""
         if not screen:
             return None
-        if self._xml_tools():
-            return ToolXmlFilter(self._is_xml_tool, self._xml_root_tags())
+        xml_tools = self._xml_tool_classes()
+        if xml_tools:
+            return ToolXmlFilter(self._is_xml_tool, {c._get_root_element() for c in xml_tools})
         return ToolJsonFilter(self._known_tool)
 
     def _after_call(self, step: _Step, filter: Any, response: ChatDocument) -> list[BaseEvent]:
@@ -537,8 +529,7 @@ class _Run:
         ends = self.stream.end_text()
         if ends and response.content_with_reasoning:
             # The model wrote its reasoning into the reply: the history gives it back that way.
-            metadata = {"langroid": {"contentWithReasoning": response.content_with_reasoning}}
-            ends = [ends[0].model_copy(update={"metadata": metadata})]
+            ends = [ends[0].model_copy(update={"metadata": reasoning_metadata(response.content_with_reasoning)})]
         return events + ends + self.stream.end_reasoning()
 
     async def _on_token(self, step: _Step, filter: Any, kind: Any, token: Any) -> list[BaseEvent]:
@@ -650,16 +641,7 @@ class _Run:
         elif call.tool is None or not agent._tool_recipient_match(call.tool):
             text = f"The tool {call.name!r} is not handled by this agent."
         else:
-            context = ToolContext(
-                input=self._input_now(),
-                tool_name=call.name,
-                tool_call_id=call.id,
-                args=call.args,
-                agent=agent,
-                _state=self.state,
-                _emit=self._post,
-            )
-            task = asyncio.ensure_future(self._invoke(call.tool, response, context))
+            task = asyncio.ensure_future(self.invoke(call, call.tool, response))
             task.add_done_callback(lambda _: self.outbox.put_nowait([]))
             try:
                 while not task.done():
@@ -669,55 +651,82 @@ class _Run:
                 extra = self._drain()
                 if extra:
                     yield extra
-                result = task.result()
-                text, value, done = self._result(result)
-                handled = True
-            except Exception as error:
-                if self.adapter.tool_errors == "raise":
-                    raise
-                log.info("agui-widget: the %r tool failed", call.name, exc_info=True)
-                text = f"Error: the tool {call.name!r} failed: {type(error).__name__}: {error}"
+                result, handled = task.result()
             finally:
                 if not task.done():
                     task.cancel()
-        shown = rich_result(self.stream, agent, call.tool, call.id, value) if handled else None
-        if shown is not None:
-            text = shown.content
-        else:
-            shown = ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=text, role="tool")
-        message_id = shown.message_id
+            if handled:
+                text, value, done = self._result(result)
+            else:
+                text = result
+        shown = self.result_event(call, call.tool, value, text, handled)
         yield [shown]
-        behavior = self.behaviors.get(call.name)
-        if behavior is not None and behavior.state_from_result is not None and handled:
-            context = ToolResultContext(
-                input=self._input_now(),
-                tool_name=call.name,
-                tool_call_id=call.id,
-                args=call.args,
-                args_text=call.args_text,
-                state=self.state.value,
-                partial=False,
-                tool=call.tool,
-                result=parse_json_text(text) if value is None or isinstance(value, str) else value,
-                result_text=text,
-                message_id=message_id,
-            )
-            self.state.apply(await _maybe_await(behavior.state_from_result(context)))
+        if handled:
+            await self.state_from_result(call, value, shown.content, shown.message_id)
             events = self._drain()
             if events:
                 yield events
-        outcome[:] = [text, done]
+        outcome[:] = [shown.content, done]
 
-    async def _invoke(self, tool: ToolMessage, response: ChatDocument, context: ToolContext) -> Any:
+    async def invoke(
+        self, call: _Call, tool: ToolMessage, chat_doc: ChatDocument | None, handle_async: Callable[..., Any] | None = None
+    ) -> tuple[Any, bool]:
+        """Run the handler of ``tool`` under its ``tool_context()``: (what it returned, True), or
+        (the error text the model is told, False) when it raised and ``tool_errors="result"``.
+        ``handle_async``: the agent's own ``handle_tool_message_async`` when it is wrapped."""
         agent = self.agent
+        context = ToolContext(
+            input=self._input_now(),
+            tool_name=call.name,
+            tool_call_id=call.id,
+            args=call.args,
+            agent=agent,
+            _state=self.state,
+            _emit=self._post,
+        )
         token = _CURRENT.set(context)
         try:
             name = handler_name(type(tool), tool.default_value("request"))
             if self.adapter.sync_tools_in_thread and getattr(agent, name + "_async", None) is None:
-                return await asyncio.to_thread(agent.handle_tool_message, tool, chat_doc=response)
-            return await agent.handle_tool_message_async(tool, chat_doc=response)
+                return await asyncio.to_thread(agent.handle_tool_message, tool, chat_doc=chat_doc), True
+            return await (handle_async or agent.handle_tool_message_async)(tool, chat_doc=chat_doc), True
+        except Exception as error:
+            if self.adapter.tool_errors == "raise":
+                raise
+            log.info("agui-widget: the %r tool failed", call.name, exc_info=True)
+            return f"Error: the tool {call.name!r} failed: {type(error).__name__}: {error}", False
         finally:
             _CURRENT.reset(token)
+
+    def result_event(
+        self, call: _Call, tool: ToolMessage | None, value: Any, text: str, handled: bool
+    ) -> ToolCallResultEvent:
+        """The call's TOOL_CALL_RESULT: a handled rich ``value`` shown as a bundle (its
+        ``content`` is then the text the model gets), else ``text``."""
+        shown = rich_result(self.stream, self.agent, tool, call.id, value) if handled else None
+        if shown is not None:
+            return shown
+        return ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call.id, content=text, role="tool")
+
+    async def state_from_result(self, call: _Call, value: Any, text: str, message_id: str) -> None:
+        """The tool behavior's ``state_from_result`` for a handled call, if it has one."""
+        behavior = self.behaviors.get(call.name)
+        if behavior is None or behavior.state_from_result is None:
+            return
+        context = ToolResultContext(
+            input=self._input_now(),
+            tool_name=call.name,
+            tool_call_id=call.id,
+            args=call.args,
+            args_text=call.args_text,
+            state=self.state.value,
+            partial=False,
+            tool=call.tool,
+            result=parse_json_text(text) if value is None or isinstance(value, str) else value,
+            result_text=text,
+            message_id=message_id,
+        )
+        self.state.apply(await _maybe_await(behavior.state_from_result(context)))
 
     @staticmethod
     def _result(result: Any) -> tuple[str, Any, str | None]:
@@ -726,9 +735,7 @@ class _Run:
             return NO_RESULT, None, None
         if isinstance(result, ChatDocument):
             try:
-                done = None
-                if any(isinstance(t, (AgentDoneTool, DoneTool)) for t in result.tool_messages):
-                    done = result.content or ""
+                done = (result.content or "") if has_done_tool(result) else None
                 text = result.content if result.content else (NO_RESULT if done is None else "")
                 value = result.content_any if result.content_any is not None else text
                 return text, value, done
@@ -794,8 +801,23 @@ def rich_result(
     return event  # type: ignore[no-any-return]
 
 
+def has_done_tool(result: ChatDocument) -> bool:
+    """Whether a handler's answer ends the task (Langroid's ``DoneTool`` / ``AgentDoneTool``)."""
+    return any(isinstance(t, (AgentDoneTool, DoneTool)) for t in result.tool_messages)
+
+
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def check_ready(agent: ChatAgent) -> None:
+    """Fail before the run starts, saying what to do, when the agent cannot call its model."""
+    if agent.llm is None:
+        raise RuntimeError(
+            f"the Langroid agent {agent.config.name!r} has no LLM (its config has llm=None); "
+            "give its ChatAgentConfig an llm, e.g. langroid.language_models.OpenAIGPTConfig(chat_model=...)"
+        )
+    _check_api_key(agent)
 
 
 def _check_api_key(agent: ChatAgent) -> None:

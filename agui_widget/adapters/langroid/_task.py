@@ -43,37 +43,31 @@ from ag_ui.core import (
     SubagentFinishedSuccessOutcome,
     SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
     ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 from langroid.agent.base import SearchForTools
 from langroid.agent.chat_agent import ChatAgent
 from langroid.agent.chat_document import ChatDocument
 from langroid.agent.task import Task
-from langroid.agent.tool_message import ToolMessage, handler_name
+from langroid.agent.tool_message import ToolMessage
 from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
 from langroid.language_models.base import Role, StreamEventType
 from langroid.mytypes import Entity
 from langroid.utils.object_registry import ObjectRegistry
 
-from ..._content import parse_json_text
 from .._base import EventStream, new_id
 from . import _quiet
 from ._history import DONE_SIGNAL, tool_mode
-from ._hooks import _CURRENT, ToolContext, ToolResultContext
 from ._runtime import (
     _DONE,
     NO_RESULT,
     _AgentSetup,
     _Call,
-    _check_api_key,
-    _maybe_await,
     _Run,
     _Step,
+    check_ready,
+    has_done_tool,
     lock_for,
-    rich_result,
 )
 
 if TYPE_CHECKING:
@@ -238,12 +232,7 @@ class _TaskRun:
     async def events(self) -> AsyncIterator[Any]:
         task, agent = self.task, self.task.agent
         for t in self.tasks:
-            if t.agent.llm is None:
-                raise RuntimeError(
-                    f"the Langroid agent {t.agent.config.name!r} has no LLM (its config has llm=None); "
-                    "give its ChatAgentConfig an llm, e.g. langroid.language_models.OpenAIGPTConfig(chat_model=...)"
-                )
-            _check_api_key(t.agent)
+            check_ready(t.agent)
         setup = _AgentSetup(agent)
         patches = _Patches()
         trigger: ChatDocument | None = None
@@ -276,7 +265,7 @@ class _TaskRun:
                     runner.cancel()
                     with contextlib.suppress(BaseException):
                         await asyncio.wait({runner}, timeout=2)
-            rest = [item for item in self._drain()]
+            rest = self.main._drain()
             if rest:
                 yield rest
             yield self._unanswered_results()
@@ -290,14 +279,6 @@ class _TaskRun:
                 ObjectRegistry.remove(trigger.id())
             _forget_documents(self.tasks)
             _TASK_LOG.removeFilter(stall_notice)
-
-    def _drain(self) -> list[BaseEvent]:
-        events: list[BaseEvent] = []
-        while not self.outbox.empty():
-            item = self.outbox.get_nowait()
-            if isinstance(item, list):
-                events.extend(item)
-        return events
 
     async def _run_task(self) -> ChatDocument | None:
         try:
@@ -390,15 +371,7 @@ class _TaskRun:
                 self.last_message[lane] = step.message_id
             calls = helper._calls(response, content_tools)
             for call in calls:
-                self._emit(
-                    [
-                        ToolCallStartEvent(
-                            tool_call_id=call.id, tool_call_name=call.name, parent_message_id=step.message_id
-                        ),
-                        ToolCallArgsEvent(tool_call_id=call.id, delta=call.args_text),
-                        ToolCallEndEvent(tool_call_id=call.id),
-                    ]
-                )
+                self._emit(call.events(step.message_id))
                 self.open[call.id] = _Open(call, agent, lane)
                 await helper._state_from_args(call.name, call.args, call.args_text, call.id, call.tool, partial=False)
             return response
@@ -474,68 +447,18 @@ class _TaskRun:
                 self.open[call.id] = entry
                 self.waiting.append(call.id)
                 return None
-            context = ToolContext(
-                input=helper._input_now(),
-                tool_name=call.name,
-                tool_call_id=call.id,
-                args=call.args,
-                agent=agent,
-                _state=helper.state,
-                _emit=helper._post,
-            )
-            token = _CURRENT.set(context)
-            handled = False
-            try:
-                method = handler_name(type(tool), tool.default_value("request"))
-                if self.adapter.sync_tools_in_thread and getattr(agent, method + "_async", None) is None:
-                    result = await asyncio.to_thread(agent.handle_tool_message, tool, chat_doc=chat_doc)
-                else:
-                    result = await original(tool, chat_doc=chat_doc)
-                handled = True
-            except Exception as error:
-                if self.adapter.tool_errors == "raise":
-                    raise
-                result = f"Error: the tool {call.name!r} failed: {type(error).__name__}: {error}"
-            finally:
-                _CURRENT.reset(token)
+            result, handled = await helper.invoke(call, tool, chat_doc, original)
             text = _result_text(result) if result is not None else NO_RESULT
-            if isinstance(result, ChatDocument) and not text and not _has_done_tool(result):
+            answer = result if isinstance(result, ChatDocument) and not has_done_tool(result) else None
+            if answer is not None and not text:
                 text = NO_RESULT
-            shown: ToolCallResultEvent | None = None
-            if handled and isinstance(result, ChatDocument) and not _has_done_tool(result):
-                shown = rich_result(self.stream, agent, tool, call.id, result.content_any)
-            if shown is not None:
-                # Langroid hands ``str(obj)`` on to the model; it gets the text the chat's result has.
+            shown = helper.result_event(call, tool, answer.content_any if answer is not None else None, text, handled)
+            if shown.metadata:  # shown as a bundle: Langroid would hand ``str(obj)`` on to the model
                 text = result.content = shown.content
-            else:
-                shown = ToolCallResultEvent(
-                    message_id=new_id("tool"), tool_call_id=call.id, content=text or "", role="tool"
-                )
-            message_id = shown.message_id
             self._emit([shown])
-            behavior = helper.behaviors.get(call.name)
-            if behavior is not None and behavior.state_from_result is not None and handled:
+            if handled:
                 value = result.content_any if isinstance(result, ChatDocument) else result
-                parsed = parse_json_text(text) if value is None or isinstance(value, str) else value
-                helper.state.apply(
-                    await _maybe_await(
-                        behavior.state_from_result(
-                            ToolResultContext(
-                                input=helper._input_now(),
-                                tool_name=call.name,
-                                tool_call_id=call.id,
-                                args=call.args,
-                                args_text=call.args_text,
-                                state=helper.state.value,
-                                partial=False,
-                                tool=call.tool,
-                                result=parsed,
-                                result_text=text,
-                                message_id=message_id,
-                            )
-                        )
-                    )
-                )
+                await helper.state_from_result(call, value, text, shown.message_id)
             return result
 
         return handle
@@ -666,10 +589,6 @@ def _result_text(result: Any) -> str:
             text = value if isinstance(value, str) else json.dumps(value, default=str)
         return text.replace(DONE_SIGNAL, "").strip(" :\n") if DONE_SIGNAL in text else text
     return str(result)
-
-
-def _has_done_tool(result: ChatDocument) -> bool:
-    return any(isinstance(t, (AgentDoneTool, DoneTool)) for t in result.tool_messages)
 
 
 def _slug(name: str) -> str:

@@ -8,6 +8,7 @@ the four methods of :class:`ThreadStore` works as a store.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -15,7 +16,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -33,6 +33,11 @@ class ThreadRecord:
     state: Any = None
     title: str = ""
     updated_at: float = 0.0
+
+    @classmethod
+    def now(cls, thread_id: str, agent: str | None, messages: list[dict[str, Any]], state: Any) -> ThreadRecord:
+        """The thread as it is now: titled from its messages, updated at this time."""
+        return cls(thread_id, agent, list(messages), state, title_of(messages), time.time())
 
 
 @runtime_checkable
@@ -97,6 +102,7 @@ class SQLiteThreadStore:
 
     Each thread of the process gets its own connection (sqlite3 connections must not be shared
     across threads); WAL lets readers and one writer work at once, also from other processes.
+    ``":memory:"`` keeps the threads in this process: its one connection serves every thread.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, timeout: float = 10.0) -> None:
@@ -109,14 +115,29 @@ class SQLiteThreadStore:
         self._local = threading.local()
         self._connections: dict[threading.Thread, sqlite3.Connection] = {}
         self._lock = threading.Lock()
-        self._migrate()
+        # ":memory:" is a database of one connection: every thread shares it, one use at a time.
+        self._memory = self.path == ":memory:"
+        self._memory_connection: sqlite3.Connection | None = None
+        self._memory_lock = threading.RLock()
+        with self._transaction() as db:
+            self._migrate(db)
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
+        connection.execute("PRAGMA journal_mode=WAL")
+        connection.execute("PRAGMA synchronous=NORMAL")
+        return connection
 
     def _connection(self) -> sqlite3.Connection:
+        if self._memory:
+            if self._memory_connection is None:
+                self._memory_connection = self._open()
+                with self._memory_connection as db:
+                    self._migrate(db)  # a new in-memory database is empty
+            return self._memory_connection
         connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
         if connection is None:
-            connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute("PRAGMA synchronous=NORMAL")
+            connection = self._open()
             self._local.connection = connection
             with self._lock:
                 for thread in [t for t in self._connections if not t.is_alive()]:
@@ -124,41 +145,38 @@ class SQLiteThreadStore:
                 self._connections[threading.current_thread()] = connection
         return connection
 
-    @contextmanager
+    @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        connection = self._connection()
-        with connection:  # commits, or rolls back on an exception
-            yield connection
+        with self._memory_lock if self._memory else contextlib.nullcontext():
+            connection = self._connection()
+            with connection:  # commits, or rolls back on an exception
+                yield connection
 
-    def _migrate(self) -> None:
-        with self._transaction() as db:
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            if version > SCHEMA_VERSION:
-                raise RuntimeError(
-                    f"{self.path} was written by a newer agui-widget (schema {version}, this one knows {SCHEMA_VERSION}); upgrade agui-widget"
-                )
-            if version < 1:
-                db.execute(
-                    """CREATE TABLE IF NOT EXISTS threads (
-                        thread_id TEXT PRIMARY KEY,
-                        agent TEXT,
-                        title TEXT NOT NULL DEFAULT '',
-                        messages TEXT NOT NULL,
-                        state TEXT NOT NULL,
-                        message_count INTEGER NOT NULL DEFAULT 0,
-                        updated_at REAL NOT NULL
-                    )"""
-                )
-                db.execute("CREATE INDEX IF NOT EXISTS threads_by_agent ON threads (agent, updated_at)")
-                db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    def _migrate(self, db: sqlite3.Connection) -> None:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"{self.path} was written by a newer agui-widget (schema {version}, this one knows {SCHEMA_VERSION}); upgrade agui-widget"
+            )
+        if version < 1:
+            db.execute(
+                """CREATE TABLE IF NOT EXISTS threads (
+                    thread_id TEXT PRIMARY KEY,
+                    agent TEXT,
+                    title TEXT NOT NULL DEFAULT '',
+                    messages TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    message_count INTEGER NOT NULL DEFAULT 0,
+                    updated_at REAL NOT NULL
+                )"""
+            )
+            db.execute("CREATE INDEX IF NOT EXISTS threads_by_agent ON threads (agent, updated_at)")
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def load(self, thread_id: str) -> ThreadRecord | None:
-        row = self._connection().execute(
-            "SELECT thread_id, agent, messages, state, title, updated_at FROM threads WHERE thread_id = ?", (thread_id,)
-        ).fetchone()
-        if row is None:
-            return None
-        return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5])
+        with self._transaction() as db:
+            row = db.execute(f"SELECT {_COLUMNS} FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+        return None if row is None else _record_of(row)
 
     def save(self, record: ThreadRecord) -> None:
         _check_record(record)
@@ -176,24 +194,30 @@ class SQLiteThreadStore:
 
     def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
         """Every thread, newest first (messages included: a listing reads them all)."""
-        query = "SELECT thread_id, agent, messages, state, title, updated_at FROM threads"
-        rows = self._connection().execute(
-            query + (" WHERE agent = ?" if agent is not None else "") + " ORDER BY updated_at DESC",
-            (agent,) if agent is not None else (),
-        ).fetchall()
-        return [ThreadRecord(r[0], r[1], json.loads(r[2]), json.loads(r[3]), r[4], r[5]) for r in rows]
+        query = f"SELECT {_COLUMNS} FROM threads"
+        with self._transaction() as db:
+            rows = db.execute(
+                query + (" WHERE agent = ?" if agent is not None else "") + " ORDER BY updated_at DESC",
+                (agent,) if agent is not None else (),
+            ).fetchall()
+        return [_record_of(row) for row in rows]
 
     def delete(self, thread_id: str) -> None:
         with self._transaction() as db:
             db.execute("DELETE FROM threads WHERE thread_id = ?", (thread_id,))
 
     def close(self) -> None:
-        """Close every connection this store opened (it reopens on next use)."""
+        """Close every connection this store opened (it reopens on next use; an in-memory store
+        starts empty again)."""
         with self._lock:
             connections, self._connections = self._connections, {}
         for connection in connections.values():
             connection.close()
         self._local = threading.local()
+        with self._memory_lock:
+            if self._memory_connection is not None:
+                self._memory_connection.close()
+                self._memory_connection = None
 
     def __repr__(self) -> str:
         return f"<SQLiteThreadStore {self.path!r}>"
@@ -211,6 +235,13 @@ def open_store(spec: str | os.PathLike[str] | ThreadStore | None) -> ThreadStore
     if missing:
         raise TypeError(f"store= takes a file path or a ThreadStore; {type(spec).__name__} has no {', '.join(missing)}")
     return spec
+
+
+_COLUMNS = "thread_id, agent, messages, state, title, updated_at"
+
+
+def _record_of(row: tuple[Any, ...]) -> ThreadRecord:
+    return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5])
 
 
 def _check_record(record: ThreadRecord) -> None:

@@ -13,14 +13,13 @@ import copy
 import datetime
 import logging
 import os
-import time
 import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _wire
 from ._session import new_id
-from ._store import ThreadRecord, ThreadStore, open_store, title_of
+from ._store import ThreadRecord, ThreadStore, open_store
 from .adapters import as_agent
 
 if TYPE_CHECKING:
@@ -57,7 +56,6 @@ class ThreadsMixin:
         runnable = self._agents[self._agent_name] if self._agents and self._agent_name else as_agent(agent)
         self._store = open_store(store)
         self._persist = store is not None
-        self._dirty = False
         self._loading = False
         self._save_handle: asyncio.Handle | None = None
         self._initial_state: Any = {} if state is None else copy.deepcopy(state)
@@ -106,7 +104,7 @@ class ThreadsMixin:
             raise TypeError("this chat has one agent; give AgentChat a dict of agents to switch between them")
         if not isinstance(name, str) or name not in self._agents:
             raise KeyError(f"no agent named {name!r}; the agents are {', '.join(self._agents)}")
-        self._check_idle("switching agents")
+        self._session.check_idle("switching agents")
         if name == self._agent_name:
             return
         self._save()
@@ -140,7 +138,7 @@ class ThreadsMixin:
         """
         if not isinstance(thread_id, str) or not thread_id.strip():
             raise ValueError("chat.switch() needs a thread id (a non-empty string)")
-        self._check_idle("switching threads")
+        self._session.check_idle("switching threads")
         if thread_id == self._session.thread_id:
             return
         self._save()
@@ -154,23 +152,13 @@ class ThreadsMixin:
 
     # -- saving and loading -------------------------------------------------------------------
 
-    def _record(self) -> ThreadRecord:
-        messages = list(self._session.messages)
-        return ThreadRecord(
-            thread_id=self._session.thread_id,
-            agent=self._agent_name,
-            messages=messages,
-            state=self._session.state,
-            title=title_of(messages),
-            updated_at=time.time(),
-        )
-
     def _save(self) -> None:
         """Write the current thread to the store (raises when the store refuses it)."""
         if self._save_handle is not None:
             self._save_handle.cancel()
             self._save_handle = None
-        self._store.save(self._record())
+        session = self._session
+        self._store.save(ThreadRecord.now(session.thread_id, self._agent_name, session.messages, session.state))
         self._dirty = False
 
     def _save_quietly(self) -> None:
@@ -200,11 +188,6 @@ class ThreadsMixin:
     def _turn_may_have_ended(self) -> None:
         if self._dirty and self._persist and self._session.active is None and not self._session.queue:
             self._save_quietly()
-
-    def _check_idle(self, doing: str) -> None:
-        session = self._session
-        if session.active is not None or session.queue:
-            raise RuntimeError(f"a run is active: stop it (chat.stop()) or wait for it to end before {doing}")
 
     def _load(self, thread_id: str, record: ThreadRecord | None, *, agent: Any, agent_name: str | None) -> None:
         messages = record.messages if record is not None else []

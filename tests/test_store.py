@@ -158,3 +158,16 @@ def test_connections_of_ended_threads_are_closed(tmp_path):
     other.start()
     other.join()
     assert worker not in store._connections and store.load("from-a-thread") is not None
+
+
+def test_an_in_memory_sqlite_store_is_one_database_for_every_thread():
+    store = SQLiteThreadStore(":memory:")
+    store.save(record("t1"))
+    seen: list[ThreadRecord | None] = []
+    worker = threading.Thread(target=lambda: (store.save(record("t2", updated_at=2.0)), seen.append(store.load("t1"))))
+    worker.start()
+    worker.join()
+    assert seen == [record("t1")]
+    assert [r.thread_id for r in store.list_threads()] == ["t2", "t1"]
+    store.close()
+    assert store.load("t1") is None and store.list_threads() == []  # reopened: empty, and usable

@@ -26,6 +26,15 @@ ToolRenderer = Callable[[dict[str, Any], Any], Any]
 StateRenderer = Callable[[Any], Any]
 SUGGESTIONS = "suggestions"
 _MISSING = object()
+_WATCHED = frozenset(
+    {
+        EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.CUSTOM,
+        EventType.STATE_SNAPSHOT, EventType.STATE_DELTA, EventType.TOOL_CALL_START, EventType.TOOL_CALL_ARGS,
+        EventType.TOOL_CALL_END, EventType.TOOL_CALL_RESULT,
+    }
+)  # fmt: skip
+"""The events the predictor or the renderers look at; the rest (text deltas: most of a stream)
+are skipped at the cost of one set lookup."""
 
 
 def normalize_suggestions(items: Any) -> list[dict[str, str]]:
@@ -98,6 +107,8 @@ class GenerativeUI:
         streamed fragments, which the per-token path must not pay for)."""
         for event in events:
             kind = event.type
+            if kind not in _WATCHED:
+                continue
             try:
                 state = self.predictor.observe(event, state)
             except ValueError as exc:
@@ -119,9 +130,10 @@ class GenerativeUI:
         return state
 
     def messages_added(self, messages: Sequence[Mapping[str, Any]], start: int) -> None:
-        """Tool answers added outside the event stream (a frontend tool's result)."""
-        if start == 0:
-            self.forget_missing_calls(messages)
+        """The transcript changed from ``start`` on: drops the renders of calls no longer in it (a
+        clear, an edit, a new thread) and renders tool answers added outside the event stream (a
+        frontend tool's result)."""
+        self.forget_missing_calls(messages)
         if not self.tool_renderers:
             return
         for message in messages[start:]:

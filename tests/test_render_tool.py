@@ -11,7 +11,8 @@ from agui_widget import HTML
 from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.adapters._base import new_id
 
-from .genui_support import Captured, until
+from .genui_support import Captured
+from .support import until
 
 
 class WeatherAgent(AgentAdapter):
@@ -131,3 +132,19 @@ async def test_clearing_the_chat_drops_its_tool_renders():
     assert chat.renders(f"tool:{call_id}")[-1]["bundle"] is None
     chat.view_says({"kind": "hello", "viewId": "after-clear"})
     assert chat.__dict__["sent"][-1]["kind"] == "snapshot"
+
+
+async def test_editing_away_a_rendered_call_drops_its_render():
+    chat = Captured(WeatherAgent())
+    chat.render_tool("get_weather", lambda args, result: "shown")
+    await chat.send("weather?")
+    await chat.send("and now?")
+    first, second = [c["id"] for m in chat.messages for c in m.get("toolCalls") or ()]
+    second_question = [m for m in chat.messages if m["role"] == "user"][1]
+    await chat.edit(second_question["id"], "and tomorrow?")
+    assert chat.renders(f"tool:{second}")[-1]["bundle"] is None
+    assert chat.renders(f"tool:{first}")[-1]["bundle"] is not None
+    chat.view_says({"kind": "hello", "viewId": "after-edit"})
+    sent = chat.__dict__["sent"]
+    after_hello = sent[max(i for i, m in enumerate(sent) if m["kind"] == "snapshot") :]
+    assert f"tool:{second}" not in {m["key"] for m in after_hello if m["kind"] == "render"}

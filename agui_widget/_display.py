@@ -8,6 +8,7 @@ outputs. The view renders a few known types and sanitizes HTML and SVG (docs/gen
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import json
@@ -96,6 +97,20 @@ def is_rich(obj: Any) -> bool:
         callable(getattr(obj, name, None))
         for name in ("_repr_mimebundle_", "_repr_html_", "_repr_png_", "_repr_svg_", "_repr_jpeg_", "_repr_markdown_")
     )
+
+
+def rich_output(value: Any) -> tuple[dict[str, Any], str] | None:
+    """For a rich object (:func:`is_rich`) an agent returned: the bundle the chat shows and the text
+    a model gets instead. None for plain values, and for objects that give nothing to show or fail
+    to render (logged): the caller then uses the value as it is."""
+    if not is_rich(value):
+        return None
+    try:
+        bundle = display_bundle(value)
+    except Exception:
+        log.warning("agui-widget: a %s could not be shown; its text is used", type(value).__name__, exc_info=True)
+        return None
+    return None if bundle is None else (bundle, bundle_text(bundle))
 
 
 def bundle_text(bundle: Mapping[str, Any]) -> str:
@@ -214,10 +229,17 @@ def _figure_text(figure: Any) -> str:
 
 def _formatted(obj: Any) -> dict[str, Any]:
     """What IPython's display machinery makes of ``obj`` (its ``_repr_*_`` methods)."""
+    data, _metadata = _formatter().format(obj)
+    return dict(data)
+
+
+@functools.lru_cache(maxsize=1)
+def _formatter() -> Any:
+    """One formatter for the process: a new one costs more than the formatting (state renderers
+    run on every state change)."""
     from IPython.core.formatters import DisplayFormatter
 
-    data, _metadata = DisplayFormatter().format(obj)
-    return dict(data)
+    return DisplayFormatter()
 
 
 def _clean(bundle: dict[str, Any]) -> dict[str, Any] | None:
@@ -256,4 +278,4 @@ def _html_text(markup: str) -> str:
     return " ".join(" ".join(parts).split())
 
 
-__all__ = ["HTML", "Markdown", "bundle_text", "display_bundle", "is_rich", "render_value", "steps_checklist"]
+__all__ = ["HTML", "Markdown", "bundle_text", "display_bundle", "is_rich", "render_value", "rich_output", "steps_checklist"]

@@ -132,3 +132,44 @@ async def test_a_callable_agent_returning_a_dataframe_shows_it():
     assert answer["role"] == "assistant"
     assert "<table" in answer["metadata"]["agui_widget"]["display"]["text/html"]
     assert "x" in answer["content"]
+
+
+class BrokenChart:
+    """Looks like a matplotlib figure, but drawing it fails."""
+
+    __module__ = "matplotlib.figure"
+
+    def get_axes(self) -> list[Any]:
+        return []
+
+    def savefig(self, *args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no renderer")
+
+    def __repr__(self) -> str:
+        return "BrokenChart()"
+
+
+def test_an_object_that_fails_to_render_gives_no_rich_output():
+    from agui_widget._display import rich_output
+
+    assert rich_output(BrokenChart()) is None
+    assert rich_output({"a": 1}) is None and rich_output("text") is None
+    bundle, text = rich_output(pd.DataFrame({"x": [1]}))
+    assert "<table" in bundle["text/html"] and text == bundle_text(bundle)
+
+
+async def test_a_result_that_fails_to_render_is_sent_as_text_and_the_run_goes_on():
+    class BrokenTool(AgentAdapter):
+        async def _events(self, input, stream: EventStream):
+            yield stream.tool_call("draw", {}, tool_call_id="call-1")
+            yield stream.tool_result("call-1", BrokenChart())
+
+    tool_chat = Captured(BrokenTool())
+    await tool_chat.send("draw")
+    [result] = [m for m in tool_chat.messages if m["role"] == "tool"]
+    assert result["content"] == "BrokenChart()" and "metadata" not in result
+    assert tool_chat.status == "idle" and not tool_chat.error
+
+    callable_chat = Captured(lambda messages: BrokenChart())
+    await callable_chat.send("draw")
+    assert callable_chat.messages[-1]["content"] == "BrokenChart()" and not callable_chat.error

@@ -45,7 +45,7 @@ from ag_ui.core import (
 )
 
 from .._content import to_json_text
-from .._display import bundle_text, display_bundle, is_rich
+from .._display import is_rich, rich_output
 from .._errors import describe_exception
 
 Emitted = BaseEvent | Iterable[BaseEvent]
@@ -162,11 +162,11 @@ class EventStream:
             events.append(TextMessageContentEvent(message_id=self._text_id, delta=delta))
         return events
 
-    def end_text(self) -> list[BaseEvent]:
+    def end_text(self, *, metadata: dict[str, Any] | None = None) -> list[BaseEvent]:
         if self._text_id is None:
             return []
         message_id, self._text_id = self._text_id, None
-        return [TextMessageEndEvent(message_id=message_id)]
+        return [TextMessageEndEvent(message_id=message_id, metadata=metadata)]
 
     # -- reasoning ---------------------------------------------------------------------------
 
@@ -215,13 +215,12 @@ class EventStream:
         shown in the chat: its MIME bundle goes in ``metadata.agui_widget.display`` and the model
         gets a text version as ``content``."""
         metadata: dict[str, Any] | None = None
-        if is_rich(content):
-            bundle = display_bundle(content)
-            if bundle is not None:
-                metadata = {"agui_widget": {"display": bundle}}
-                content = bundle_text(bundle)
-            else:
-                content = repr(content)
+        rich = rich_output(content)
+        if rich is not None:
+            bundle, content = rich
+            metadata = {"agui_widget": {"display": bundle}}
+        elif is_rich(content):
+            content = repr(content)
         result = ToolCallResultEvent(
             message_id=new_id("tool"),
             tool_call_id=tool_call_id,

@@ -14,9 +14,9 @@ import inspect
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
-from ag_ui.core import RunAgentInput, TextMessageEndEvent
+from ag_ui.core import RunAgentInput
 
-from .._display import bundle_text, display_bundle, is_rich
+from .._display import rich_output
 
 from ._base import AgentAdapter, Emitted, EventStream
 
@@ -39,15 +39,13 @@ class CallableAgent(AgentAdapter):
             result = await asyncio.to_thread(fn, messages)
         if inspect.isawaitable(result):
             result = await result
-        if is_rich(result):
-            bundle = display_bundle(result)
-            if bundle is not None:
-                # Shown as the object; the transcript (and a model reading it later) gets its text.
-                yield stream.text(bundle_text(bundle))
-                message_id = stream.open_text_id
-                assert message_id is not None
-                yield TextMessageEndEvent(message_id=message_id, metadata={"agui_widget": {"display": bundle}})
-                return
+        rich = rich_output(result)
+        if rich is not None:
+            # Shown as the object; the transcript (and a model reading it later) gets its text.
+            bundle, text = rich
+            yield stream.text(text)
+            yield stream.end_text(metadata={"agui_widget": {"display": bundle}})
+            return
         async for chunk in _chunks(result):
             yield stream.text(chunk)
 

@@ -37,10 +37,6 @@ def to_json_document(thread_id: str, messages: Sequence[dict[str, Any]], state: 
     }
 
 
-def to_json_text(thread_id: str, messages: Sequence[dict[str, Any]], state: Any, agent: str | None = None, indent: int | None = 2) -> str:
-    return json.dumps(to_json_document(thread_id, messages, state, agent), ensure_ascii=False, indent=indent)
-
-
 def to_markdown(
     messages: Sequence[dict[str, Any]], *, title: str | None = None, state: Any = None, limit: int | None = None
 ) -> str:
@@ -190,7 +186,8 @@ class ExportMixin:
         ``AgentChat(agent, thread_id=d["threadId"], messages=d["messages"], state=d["state"])``
         with ``d = json.loads(text)`` continues it.
         """
-        return to_json_text(self.thread_id, self.messages, self.state, self._agent_name, indent=indent)
+        document = to_json_document(self.thread_id, self.messages, self.state, self._agent_name)
+        return json.dumps(document, ensure_ascii=False, indent=indent)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         """The widget view, plus the transcript as text/plain and text/markdown.
@@ -211,4 +208,4 @@ class ExportMixin:
         return (data, metadata) if metadata is not None else data
 
 
-__all__ = ["EXPORT_FORMAT", "ExportMixin", "to_json_document", "to_json_text", "to_markdown", "to_text"]
+__all__ = ["EXPORT_FORMAT", "ExportMixin", "to_json_document", "to_markdown", "to_text"]

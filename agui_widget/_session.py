@@ -16,7 +16,7 @@ import json
 import logging
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -323,8 +323,7 @@ class Session:
         """Replace the transcript (validated as AG-UI messages); only while no turn is active."""
         if self.active is not None:
             raise RuntimeError("the transcript cannot be replaced while a run is active; call chat.stop() first")
-        validated = _messages_adapter.validate_python(list(messages))
-        new = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+        new = normalize_messages(messages)
         start = _common_prefix(self.messages, new)
         self.messages = new
         self.listener.session_messages(start)
@@ -344,18 +343,22 @@ class Session:
 
     def load_thread(self, thread_id: str, messages: Sequence[dict[str, Any]], state: Any, agent: Agent | None = None) -> None:
         """Continue another thread (and, given one, with another agent); only while nothing runs."""
-        if self.active is not None or self.queue:
-            raise RuntimeError("a run is active: stop it (chat.stop()) or wait for it before switching threads or agents")
-        validated = _messages_adapter.validate_python(list(messages))
+        self.check_idle("switching threads or agents")
+        normalized = normalize_messages(messages)
         self.thread_id = thread_id
         if agent is not None:
             self.agent = agent
         self._waiting = _Waiting()
         self.error = ""
-        self.messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+        self.messages = normalized
         self.listener.session_messages(0)
         self.set_state({} if state is None else state)
         self._changed_status()
+
+    def check_idle(self, doing: str) -> None:
+        """Raise unless no run is active or queued (``doing`` says what had to wait)."""
+        if self.active is not None or self.queue:
+            raise RuntimeError(f"a run is active: stop it (chat.stop()) or wait for it to end before {doing}")
 
     def truncate_and_send(self, index: int, content: str | list[dict[str, Any]]) -> Run:
         """Drop the transcript from ``index`` on and send ``content`` (edit and regenerate)."""
@@ -658,6 +661,12 @@ class Session:
 
     def _warn(self, text: str) -> None:
         log.warning("agui-widget: %s", text)
+
+
+def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """AG-UI messages validated (raises ValidationError) and as the camelCase dicts a transcript holds."""
+    validated = _messages_adapter.validate_python(list(messages))
+    return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
 
 
 def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:

@@ -20,8 +20,8 @@ import anywidget
 import jsonpatch
 import jsonpointer
 import traitlets
-from ag_ui.core import BaseEvent, Context, Message, Tool
-from pydantic import TypeAdapter, ValidationError
+from ag_ui.core import BaseEvent, Context, Tool
+from pydantic import ValidationError
 
 from . import _wire
 from ._assets import read_asset
@@ -29,7 +29,7 @@ from ._export import ExportMixin
 from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._predict import coerce_rules
-from ._session import Pending, Run, Session, SessionListener
+from ._session import Pending, Run, Session, SessionListener, normalize_messages
 from ._store import ThreadStore
 from ._threads import ThreadsMixin
 from ._tools import FrontendTool, coerce_tools
@@ -44,7 +44,6 @@ export default { render({ el }) {
   el.textContent = "agui-widget: the front end is not built. Reinstall with `pip install -e .` (needs Node.js), or run `npm ci && npm run build` in js/.";
 } };
 """
-_messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 SNAPSHOT_EVENT_TAIL = 500
 """How many recent events a connecting view gets for its event inspector."""
 
@@ -104,9 +103,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         if guard is not None and not callable(guard):
             raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
         hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
-        given = None if messages is None else [
-            m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in _messages_adapter.validate_python(list(messages))
-        ]
+        given = None if messages is None else normalize_messages(messages)
         runnable, thread_id, start_messages, state = self._setup_threads(agent, store, thread_id, given, state)
         predict_rules = coerce_rules(predict_state)
         frontend = coerce_tools(tools)
@@ -300,10 +297,9 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         if self._session.active is not None:
             raise traitlets.TraitError("chat.messages cannot be assigned while a run is active; call chat.stop() first")
         try:
-            validated = _messages_adapter.validate_python(list(proposal["value"]))
+            return normalize_messages(proposal["value"])
         except ValidationError as exc:
             raise traitlets.TraitError(f"chat.messages takes AG-UI messages: {exc}") from None
-        return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
 
     @traitlets.observe("messages")
     def _messages_assigned(self, change: Any) -> None:

@@ -32,6 +32,8 @@ from ag_ui.core import (
 )
 
 from .._content import message_text, parse_json_text
+from .._genui import SUGGESTIONS
+from .._predict import PREDICT_STATE_EVENT
 from .._tools import FrontendTool, js_tool
 from ._base import AgentAdapter, Emitted, EventStream, new_id
 
@@ -343,7 +345,7 @@ class DemoAgent(AgentAdapter):
     async def _write_document(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
         topic = re.sub(r"^.*?\b(?:about|on)\s+", "", text, flags=re.IGNORECASE).strip(" .!?") if re.search(r"\b(about|on)\s", text, re.IGNORECASE) else "tea"
         document = _document(topic)
-        yield CustomEvent(name="PredictState", value=[{"state_key": "document", "tool": "write_document", "tool_argument": "document"}])
+        yield CustomEvent(name=PREDICT_STATE_EVENT, value=[{"state_key": "document", "tool": "write_document", "tool_argument": "document"}])
         async for item in self._say(stream, f"Writing a short document about {topic}; watch `state[\"document\"]` fill in as the arguments stream."):
             yield item
         call = stream.tool_call_start("write_document")
@@ -399,7 +401,7 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "Here are a few things to try next:"):
             yield item
         yield CustomEvent(
-            name="suggestions",
+            name=SUGGESTIONS,
             value=["weather in Lisbon", {"title": "A chart", "message": "chart"}, {"title": "Write a document", "message": "write a document about tea"}],
         )
 

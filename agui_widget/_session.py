@@ -456,7 +456,7 @@ class Session:
         self.run_id = run_input.run_id
         self.status = "running"
         self._changed_status()
-        consumer = EventConsumer(self._messages, self._state, on_warning=self._warn)
+        consumer = EventConsumer(self._messages, self._state)  # it logs its own warnings
         consumer.reset_changes()
         self._consumer = consumer
         start_index = len(self.messages)
@@ -658,9 +658,6 @@ class Session:
 
     def _changed_status(self) -> None:
         self.listener.session_status()
-
-    def _warn(self, text: str) -> None:
-        log.warning("agui-widget: %s", text)
 
 
 def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -30,7 +30,7 @@ from ag_ui.core import (
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolMessage
 
-from ..._display import bundle_text, display_bundle, is_rich
+from ..._display import bundle_text, rich_output
 from ..._errors import describe_exception
 from .._base import EventStream, new_id, to_json_text
 from ._messages import json_safe, message_text
@@ -75,13 +75,8 @@ def ui_payload(text: str, limit: int | None) -> tuple[str, dict[str, Any] | None
 def rich_display(value: Any) -> dict[str, Any] | None:
     """The MIME bundle the chat shows for a tool's rich output or artifact (a figure, a DataFrame,
     anything IPython can display), or None for plain values and for objects that fail to render."""
-    if not is_rich(value):
-        return None
-    try:
-        return display_bundle(value)
-    except Exception:
-        log.warning("agui-widget: a tool's %s could not be shown; its text is used", type(value).__name__, exc_info=True)
-        return None
+    output = rich_output(value)
+    return None if output is None else output[0]
 
 
 def tool_output_text(content: Any) -> str:

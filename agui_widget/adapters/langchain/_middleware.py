@@ -36,10 +36,9 @@ from langchain_core.messages.tool import ToolOutputMixin
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import Tool as SimpleTool
 
-from ..._display import bundle_text
+from ..._display import rich_output
 from ..._tools import FrontendTool, coerce_tools
 from ._context import RunContext, run_context
-from ._events import rich_display
 from ._messages import spec_name
 from ._options import AGUIOptions, make_options
 
@@ -202,8 +201,8 @@ def _rich_returns(tool: StructuredTool | SimpleTool) -> BaseTool:
     def split(value: Any) -> tuple[Any, Any]:
         if isinstance(value, ToolOutputMixin):
             return value, None
-        bundle = rich_display(value)
-        return (value, None) if bundle is None else (bundle_text(bundle), bundle)
+        output = rich_output(value)
+        return (value, None) if output is None else (output[1], output[0])
 
     update: dict[str, Any] = {"response_format": "content_and_artifact"}
     func, coroutine = tool.func, tool.coroutine

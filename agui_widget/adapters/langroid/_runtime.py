@@ -788,11 +788,7 @@ def rich_result(
     is that object. The text keeps the tool's ``_max_result_tokens`` limit."""
     if not is_rich(value):
         return None
-    try:
-        [event] = stream.tool_result(call_id, value)
-    except Exception:
-        log.warning("agui-widget: the result of tool call %s could not be shown", call_id, exc_info=True)
-        return None
+    [event] = stream.tool_result(call_id, value)  # falls back to text when the object fails to render
     if not event.metadata:
         return None
     limit = getattr(tool, "_max_result_tokens", None)

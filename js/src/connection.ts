@@ -47,6 +47,10 @@ export class Connection {
     };
     model.on("msg:custom", this.onCustom);
     this.offResync = this.mirror.subscribe("resync", () => this.requestSnapshot());
+    // The chat's predictive-state rules, which the mirror applies to every TOOL_CALL_ARGS.
+    const predictRules = () => this.mirror.setPredictRules(this.traits.get("predict_state"));
+    predictRules();
+    this.traits.subscribe("predict_state", predictRules);
   }
 
   /** Says hello: the kernel answers with a snapshot addressed to this view. */

@@ -36,6 +36,7 @@ import {
   type ToolCall,
   checkEvent,
   isKnownEventType,
+  parsePredictRule,
   parseKernelMessage,
 } from "./wire";
 
@@ -358,7 +359,7 @@ export class Mirror {
           this.subagentEvent(e);
           break;
         case "CUSTOM":
-          if (e.name === PREDICT_STATE_EVENT) this.runPredictRules = predictRulesOf(e.value);
+          if (e.name === PREDICT_STATE_EVENT) this.predictStateEvent(e.value);
           break;
         case "RUN_FINISHED":
           run = { ...run, active: false, steps: [], outcome: e.outcome ?? undefined };
@@ -522,7 +523,6 @@ export class Mirror {
       case "ACTIVITY_DELTA":
         return this.activityDelta(event);
       case "RUN_STARTED":
-        this.runPredictRules = [];
         return this.runStarted(event);
       case "RUN_FINISHED":
         this.closeAll();
@@ -548,7 +548,7 @@ export class Mirror {
         }
         return;
       case "CUSTOM":
-        if (event.name === PREDICT_STATE_EVENT) this.runPredictRules = predictRulesOf(event.value);
+        if (event.name === PREDICT_STATE_EVENT) this.predictStateEvent(event.value);
         return;
       case "SUBAGENT_STARTED":
       case "SUBAGENT_FINISHED":
@@ -584,6 +584,21 @@ export class Mirror {
     } else {
       this._subagents.set(e.subagentRunId, { ...base, status: "error", error: e.message });
     }
+  }
+
+  /** A run's `PredictState` event sets its rules; one the kernel refuses (not a list, or a bad
+   * rule in it) changes nothing here either, so the view predicts what the kernel predicts. */
+  private predictStateEvent(value: unknown): void {
+    if (value === undefined || value === null) {
+      this.runPredictRules = [];
+      return;
+    }
+    const rules = Array.isArray(value) ? value.map(parsePredictRule) : [null];
+    if (rules.some((rule) => rule === null)) {
+      warn("a PredictState event that is not a list of {state_key, tool, tool_argument?} rules; ignored:", preview(value));
+      return;
+    }
+    this.runPredictRules = rules as PredictRule[];
   }
 
   /**
@@ -838,6 +853,7 @@ export class Mirror {
 
   private runStarted(e: EventOf<"RUN_STARTED">): void {
     this.closeAll();
+    this.runPredictRules = [];
     this._run = { ...NO_RUN, active: true, threadId: e.threadId, runId: e.runId, steps: [], finishedSteps: [] };
     this.touch("run");
     const inputMessages = (e.input as Loose | undefined)?.messages;
@@ -1011,21 +1027,11 @@ export function parsePartialJson(text: string): unknown {
   }
 }
 
-function predictRulesOf(value: unknown): PredictRule[] {
-  if (!Array.isArray(value)) {
-    warn("a PredictState event without a list of rules; ignored:", preview(value));
-    return [];
-  }
-  const rules: PredictRule[] = [];
-  for (const entry of value) {
-    if (!isRecord(entry)) continue;
-    const key = entry.state_key ?? entry.stateKey;
-    const tool = entry.tool;
-    const argument = entry.tool_argument ?? entry.toolArgument;
-    if (typeof key !== "string" || typeof tool !== "string") continue;
-    rules.push(typeof argument === "string" ? { state_key: key, tool, tool_argument: argument } : { state_key: key, tool });
-  }
-  return rules;
+/** What the kernel noted on a message under `metadata.agui_widget[key]` (stopped, refused, display). */
+export function widgetMark(message: unknown, key: string): unknown {
+  const metadata = isRecord(message) ? message.metadata : undefined;
+  const marks = isRecord(metadata) ? metadata.agui_widget : undefined;
+  return isRecord(marks) ? marks[key] : undefined;
 }
 
 function isRecord(value: unknown): value is Loose {

@@ -155,6 +155,20 @@ export type Traits = {
 };
 export type Suggestion = { title: string; message: string };
 export type PredictRule = { state_key: string; tool: string; tool_argument?: string };
+
+/**
+ * One predictive-state rule, or null when `entry` is not one. The trait carries snake_case; an
+ * agent's `PredictState` event may write camelCase, which the kernel accepts too (_predict.py), so
+ * both sides accept and refuse the same rules.
+ */
+export function parsePredictRule(entry: unknown): PredictRule | null {
+  if (!isObject(entry)) return null;
+  const key = "state_key" in entry ? entry.state_key : entry.stateKey;
+  const argument = "tool_argument" in entry ? entry.tool_argument : entry.toolArgument;
+  const tool = entry.tool;
+  if (!isStr(key) || key === "" || !isStr(tool) || tool === "" || !isOptStr(argument)) return null;
+  return isStr(argument) ? { state_key: key, tool, tool_argument: argument } : { state_key: key, tool };
+}
 export type TraitName = keyof Traits;
 export const TRAIT_NAMES: readonly TraitName[] = [
   "status",
@@ -475,12 +489,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     suggestions: (v) =>
       parseList(v, "suggestions", (e) => (isObject(e) && isStr(e.title) && isStr(e.message) ? { title: e.title, message: e.message } : null)),
     suggestions_after: (v) => parseText(v, "suggestions_after"),
-    predict_state: (v) =>
-      parseList(v, "predict_state", (e) =>
-        isObject(e) && isStr(e.state_key) && isStr(e.tool)
-          ? { state_key: e.state_key, tool: e.tool, ...(isStr(e.tool_argument) ? { tool_argument: e.tool_argument } : {}) }
-          : null,
-      ),
+    predict_state: (v) => parseList(v, "predict_state", parsePredictRule),
   };
   return parsers[name](value);
 }

@@ -5,8 +5,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel, settle } from "./dom";
-import { ev, events, readyMirror } from "./helpers";
+import { captureWarnings, ev, events, readyMirror } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
+import { Connection } from "../src/connection";
 import { parsePartialJson } from "../src/mirror";
 import { chosenType } from "../src/view/Bundle";
 
@@ -270,6 +271,33 @@ describe("predictive state in the mirror", () => {
     assert.deepEqual(mirror.state, { args: { a: [1, 2] } });
     mirror.handle(events(ev.toolEnd("c1"), ev.runFinished(), ev.runStarted("r2"), ev.toolStart("c2", "write_document"), ev.toolArgs("c2", '{"b": 1}')));
     assert.deepEqual(mirror.state, { args: { a: [1, 2] } });
+  });
+
+  it("takes the chat's rules from the predict_state trait, as they change", () => {
+    const model = new FakeModel({ predict_state: [{ state_key: "doc", tool: "write_document", tool_argument: "text" }] });
+    const conn = new Connection(model);
+    model.kernel({ kind: "snapshot", viewId: conn.viewId, messages: [], state: {}, events: [] });
+    model.kernel(events(ev.runStarted(), ev.toolStart("c1", "write_document"), ev.toolArgs("c1", '{"text": "Hi')));
+    assert.deepEqual(conn.mirror.state, { doc: "Hi" });
+    model.set("predict_state", []);
+    model.kernel(events(ev.toolStart("c2", "write_document"), ev.toolArgs("c2", '{"text": "Bye"}')));
+    assert.deepEqual(conn.mirror.state, { doc: "Hi" });
+    conn.dispose();
+  });
+
+  it("refuses a PredictState event the kernel refuses, keeping the run's rules, and takes camelCase rules", () => {
+    const mirror = readyMirror([], {});
+    const custom = (value: unknown) => ({ type: "CUSTOM", name: "PredictState", value });
+    mirror.handle(events(ev.runStarted(), custom([{ stateKey: "doc", tool: "write_document", toolArgument: "text" }])));
+    const warned = captureWarnings(() => {
+      mirror.handle(events(custom([{ state_key: "other", tool: "write_document" }, { state_key: "", tool: "write_document" }])));
+      mirror.handle(events(custom({ state_key: "other", tool: "write_document" })));
+    });
+    assert.equal(warned.filter((w) => w.includes("PredictState")).length, 2);
+    mirror.handle(events(ev.toolStart("c1", "write_document"), ev.toolArgs("c1", '{"text": "Hi')));
+    assert.deepEqual(mirror.state, { doc: "Hi" });
+    mirror.handle(events(custom(null), ev.toolStart("c2", "write_document"), ev.toolArgs("c2", '{"text": "Bye"}')));
+    assert.deepEqual(mirror.state, { doc: "Hi" }, "a null value clears the run's rules, as in the kernel");
   });
 
   it("parses unfinished JSON like the kernel does for strings, lists and objects", () => {

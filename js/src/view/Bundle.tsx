@@ -8,8 +8,9 @@
  * are drawn as SVG by a renderer the view loads from the kernel on first use (./vega.ts); until it
  * is there, or when it cannot be, the bundle's PNG/SVG is shown, else a placeholder or the spec.
  */
-import { useContext, useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { sanitizeSvg, sanitizeToFragment } from "../markdown/sanitize";
+import { widgetMark } from "../mirror";
 import { isObject, type MimeBundle } from "../wire";
 import { ViewCtx } from "./context";
 import { FoldedText } from "./Json";
@@ -104,21 +105,22 @@ export function Bundle({ bundle }: { bundle: MimeBundle }) {
 /** The image of a bundle (PNG/JPEG from base64; SVG sanitised, then as an image data URL). */
 function BundleImage({ bundle, type }: { bundle: MimeBundle; type: ImageType }) {
   const alt = bundleText(bundle).slice(0, 300) || "an image";
+  const source = bundle[type] as string;
+  // Sanitising a large SVG is not free: once per image, not on every render of the row around it.
+  const svg = useMemo(() => (type === "image/svg+xml" ? sanitizeSvg(source) : ""), [type, source]);
   if (type === "image/svg+xml") {
-    const svg = sanitizeSvg(bundle[type] as string);
     return svg ? (
       <img class="agui-bundle-img" alt={alt} src={`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`} />
     ) : (
       <div class="agui-bundle-note">(an SVG image that could not be shown safely)</div>
     );
   }
-  return <img class="agui-bundle-img" alt={alt} src={`data:${type};base64,${(bundle[type] as string).replace(/\s+/g, "")}`} />;
+  return <img class="agui-bundle-img" alt={alt} src={`data:${type};base64,${source.replace(/\s+/g, "")}`} />;
 }
 
 /** The image a chart's bundle carries besides its spec, if any. */
 export function chartFallback(bundle: MimeBundle): ImageType | null {
-  const type = chosenType(Object.fromEntries(IMAGE_TYPES.filter((t) => t in bundle).map((t) => [t, bundle[t]])));
-  return type === "image/png" || type === "image/jpeg" || type === "image/svg+xml" ? type : null;
+  return IMAGE_TYPES.find((type) => chosenType({ [type]: bundle[type] }) === type) ?? null;
 }
 
 type ChartState = { kind: "loading" } | { kind: "drawn"; refused: string[] } | { kind: "failed"; why: string };
@@ -196,7 +198,6 @@ function SanitizedHtml({ html, fallback }: { html: string; fallback: string }) {
 
 /** The display bundle of a message, from `metadata.agui_widget.display` (rich tool results). */
 export function displayOf(message: unknown): MimeBundle | null {
-  const meta = (message as { metadata?: { agui_widget?: { display?: unknown } } } | undefined)?.metadata;
-  const display = meta?.agui_widget?.display;
-  return typeof display === "object" && display !== null && !Array.isArray(display) ? (display as MimeBundle) : null;
+  const display = widgetMark(message, "display");
+  return isObject(display) ? display : null;
 }

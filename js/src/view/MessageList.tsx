@@ -1,6 +1,6 @@
 /** The transcript: one keyed row per message. The list itself re-renders only when messages
  * are added, removed or reordered; rows update themselves. */
-import { useLayoutEffect, useState } from "preact/hooks";
+import { useState } from "preact/hooks";
 import type { RenderMessage } from "../wire";
 import { Bundle } from "./Bundle";
 import { useView } from "./context";
@@ -14,6 +14,12 @@ import type { Message } from "../wire";
 function subagentOf(message: Message): string | null {
   const id = (message as { subagentRunId?: unknown }).subagentRunId;
   return typeof id === "string" && id !== "" ? id : null;
+}
+
+function pushTo<T>(groups: Map<string, T[]>, key: string, item: T): void {
+  const group = groups.get(key);
+  if (group) group.push(item);
+  else groups.set(key, [item]);
 }
 
 /** The ids the message actions hang on: the last user message (Edit) and the answer after it
@@ -35,7 +41,6 @@ export function lastTurn(messages: readonly Message[]): { user: string | null; a
 export function MessageList() {
   const { conn } = useView();
   useTopics("list", "ready", "renders", "subagents");
-  usePredictRules();
   const messages = conn.mirror.messages();
   if (!conn.mirror.ready) return <div class="agui-empty">Connecting to the kernel…</div>;
   const { user, answer } = lastTurn(messages);
@@ -46,14 +51,14 @@ export function MessageList() {
   const atEnd: RenderMessage[] = [];
   for (const r of conn.mirror.renders()) {
     if (!r.key.startsWith("state:")) continue;
-    if (r.after !== null && ids.has(r.after)) after.set(r.after, [...(after.get(r.after) ?? []), r]);
+    if (r.after !== null && ids.has(r.after)) pushTo(after, r.after, r);
     else atEnd.push(r);
   }
   // A sub-agent's messages are shown together, where its first message is.
   const members = new Map<string, string[]>();
   for (const m of messages) {
     const sub = subagentOf(m);
-    if (sub !== null) members.set(sub, [...(members.get(sub) ?? []), m.id]);
+    if (sub !== null) pushTo(members, sub, m.id);
   }
   const seen = new Set<string>();
   const rows = [];
@@ -81,13 +86,6 @@ export function MessageList() {
       <Suggestions />
     </>
   );
-}
-
-/** The chat's predictive-state rules (a synced trait) reach the mirror, which applies them. */
-function usePredictRules(): void {
-  const { conn } = useView();
-  const rules = useTrait("predict_state");
-  useLayoutEffect(() => conn.mirror.setPredictRules(rules), [conn, rules]);
 }
 
 /** What a state renderer (`chat.render_state`) made of the shared state. */

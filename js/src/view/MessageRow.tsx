@@ -3,8 +3,8 @@
 import type { ComponentChildren } from "preact";
 import { useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
-import { textOf, toolCallsOf } from "../mirror";
-import type { Message } from "../wire";
+import { textOf, toolCallsOf, widgetMark } from "../mirror";
+import { isObject, type Message } from "../wire";
 import { copyText } from "../util/clipboard";
 import { useView } from "./context";
 import { partLabel, valueText } from "./format";
@@ -130,13 +130,14 @@ function UserMessage({ message, editable }: { message: Extract<Message, { role: 
   const [editing, setEditing] = useState(false);
   const text = textOf(message.content);
   const parts = Array.isArray(message.content) ? message.content.map(partLabel).filter(Boolean) : [];
+  const refused = refusal(message);
   if (editing && editable) return <EditBox message={message} text={text} onDone={() => setEditing(false)} />;
   return (
     <div class="agui-row agui-row-user">
       <div class="agui-bubble agui-bubble-user">
         <PlainText text={text} />
         {parts.length > 0 && <div class="agui-attachments">{parts.join(" ")}</div>}
-        {refusal(message) !== null && <div class="agui-refused">Not sent: {refusal(message)}</div>}
+        {refused !== null && <div class="agui-refused">Not sent: {refused}</div>}
       </div>
       <div class="agui-actions-bar">
         {text !== "" && <CopyMessage text={text} />}
@@ -241,21 +242,19 @@ function AssistantMessage({
 /** The kernel marks a user message the input guard refused with metadata `agui_widget.refused`
  * (the reason); it stays for the user to see and is never sent to the agent. */
 function refusal(message: Message): string | null {
-  const meta = (message as { metadata?: { agui_widget?: { refused?: unknown } } }).metadata;
-  const reason = meta?.agui_widget?.refused;
+  const reason = widgetMark(message, "refused");
   return typeof reason === "string" ? reason : null;
 }
 
 /** The kernel marks a message a Stop cut short with metadata `agui_widget.stopped`. */
 function wasStopped(message: Message): boolean {
-  const meta = (message as { metadata?: { agui_widget?: { stopped?: unknown } } }).metadata;
-  return meta?.agui_widget?.stopped === true;
+  return widgetMark(message, "stopped") === true;
 }
 
 /** An activity message (ACTIVITY_SNAPSHOT / ACTIVITY_DELTA): its type as a label, its content as
  * Markdown when it has a `markdown` or `text` field, else as JSON. */
 export function ActivityCard({ type, content }: { type: string; content: unknown }) {
-  const record = typeof content === "object" && content !== null && !Array.isArray(content) ? (content as Record<string, unknown>) : {};
+  const record = isObject(content) ? content : {};
   const markdown = typeof record.markdown === "string" ? record.markdown : typeof record.text === "string" ? record.text : null;
   const shown = valueText(content);
   return (

@@ -1,11 +1,8 @@
-"""Shared by the generative-UI tests: a chat that keeps what it would send to views, and agents."""
+"""Shared by the tests of what a chat sends to its views: a chat that keeps those messages."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import time
-from collections.abc import Callable
 from typing import Any
 
 from agui_widget import AgentChat
@@ -28,10 +25,3 @@ class Captured(AgentChat):
 
     def wire_events(self) -> list[dict[str, Any]]:
         return [e for batch in self.of_kind("events") for e in batch["events"]]
-
-
-async def until(predicate: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "the condition did not come true in time"
-        await asyncio.sleep(0.005)

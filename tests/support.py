@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ag_ui.core import BaseEvent, EventType, ResumeEntry, RunAgentInput, Tool, UserMessage
@@ -60,6 +62,14 @@ def split_runs(events: Sequence[BaseEvent]) -> list[list[BaseEvent]]:
             runs.append([])
         runs[-1].append(event)
     return runs
+
+
+async def until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
+    """Waits, turning the event loop, until ``predicate()`` holds; fails after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the condition did not come true in time"
+        await asyncio.sleep(0.005)
 
 
 __all__ = ["UserMessage", "collect", "make_input", "text_of", "types", "user"]

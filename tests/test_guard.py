@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 from agui_widget import AgentChat
 
-
-class Captured(AgentChat):
-    def _send_custom(self, message):
-        self.__dict__.setdefault("sent", []).append(json.loads(json.dumps(message)))
-
-    def of_kind(self, kind):
-        return [m for m in self.__dict__.get("sent", []) if m["kind"] == kind]
+from .genui_support import Captured
 
 
 class Recorder:

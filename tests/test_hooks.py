@@ -12,17 +12,11 @@ from agui_widget import AgentChat, ErrorInfo
 from agui_widget._hooks import Hooks
 from agui_widget.adapters import AgentAdapter, EventStream
 
+from .support import until
+
 
 async def echo(messages):
     return f"echo: {messages[-1]['content']}"
-
-
-async def until(predicate, timeout=5.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 async def test_each_hook_sees_its_moment():

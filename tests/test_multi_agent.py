@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
 from agui_widget import AgentChat, DemoAgent, SQLiteThreadStore
+
+from .genui_support import Captured
+from .support import until
 
 
 async def planner(messages):
@@ -16,25 +18,6 @@ async def planner(messages):
 
 async def coder(messages):
     return f"code for {messages[-1]['content']}"
-
-
-class Captured(AgentChat):
-    def _send_custom(self, message):
-        self.__dict__.setdefault("sent", []).append(json.loads(json.dumps(message)))
-
-    def view_says(self, payload):
-        self._on_view_message(self, payload, [])
-
-    def of_kind(self, kind):
-        return [m for m in self.__dict__.get("sent", []) if m["kind"] == kind]
-
-
-async def until(predicate, timeout=5.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 def replies(chat: AgentChat) -> list[str]:
@@ -109,7 +92,7 @@ async def test_switching_agents_during_a_run_is_refused():
 
     chat = AgentChat({"slow": slow, "coder": coder})
     run = chat.send("go")
-    await asyncio.sleep(0.01)
+    await until(lambda: chat.status == "running")
     with pytest.raises(RuntimeError, match="a run is active"):
         chat.agent = "coder"
     assert chat.agent_name == "slow"

@@ -22,7 +22,7 @@ from agui_widget.server import create_app
 
 from .agui_check import assert_valid_streams
 from .live_server import live_server
-from .support import split_runs
+from .support import split_runs, until
 
 ROOT = Path(__file__).resolve().parents[1]
 HTTPAGENT_SCRIPT = ROOT / "js" / "scripts" / "httpagent-chat.mjs"
@@ -120,7 +120,7 @@ async def test_agent_chat_talks_to_pydantic_ais_ag_ui_server() -> None:
         assert any(m["role"] == "tool" and "Lima" in m["content"] for m in chat.messages)
 
         accent = chat.send("make it teal")
-        await _until(lambda: chat.status == "waiting")
+        await until(lambda: chat.status == "waiting", timeout=10.0)
         (pending,) = chat.pending_tool_calls
         assert pending["name"] == ACCENT_TOOL.name and pending["args"] == {"color": "teal"}
         chat.respond(pending["toolCallId"], {"ok": True, "color": "teal"})
@@ -128,13 +128,3 @@ async def test_agent_chat_talks_to_pydantic_ais_ag_ui_server() -> None:
         assert accent.status == "finished", accent.error
         assert "set_accent_color tool said" in accent.reply and "teal" in accent.reply
         assert_valid_streams([run for turn in (hello, weather, accent) for run in split_runs(turn.events)])
-
-
-async def _until(predicate: Any, timeout: float = 10.0) -> None:
-    import asyncio
-
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")

@@ -23,7 +23,7 @@ from agui_widget.server import create_app
 
 from .agui_check import assert_valid_streams
 from .live_server import live_server
-from .support import collect, make_input, split_runs, text_of, types
+from .support import collect, make_input, split_runs, text_of, types, until
 
 
 def in_memory(agent: object = None, **options: object) -> RemoteAgent:
@@ -69,11 +69,7 @@ async def test_a_session_chats_through_it_with_backend_tools_and_state() -> None
 async def test_frontend_tools_travel_in_the_request_and_the_follow_up_run_gets_the_answer() -> None:
     session = Session(in_memory(), tools=[ACCENT_TOOL])
     turn = session.send("make it teal")
-    for _ in range(200):
-        if session.status == "waiting":
-            break
-        await asyncio.sleep(0.01)
-    assert session.status == "waiting"
+    await until(lambda: session.status == "waiting", timeout=2.0)
     (pending,) = session.pending
     assert pending.name == ACCENT_TOOL.name and pending.args == {"color": "teal"}
     session.respond(pending.id, {"ok": True, "color": "teal"})
@@ -132,14 +128,6 @@ class Dripping(AgentAdapter):
             self.closed.set()
 
 
-async def until(predicate, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("condition not reached in time")
-
-
 async def test_agent_chat_with_a_url_over_a_real_socket() -> None:
     with live_server(create_app(DemoAgent(delay=0))) as url:
         chat = AgentChat(url + "/", tools=[ACCENT_TOOL])
@@ -155,11 +143,11 @@ async def test_stop_closes_the_http_response_and_the_server_cancels_the_run() ->
     with live_server(create_app(agent)) as url:
         session = Session(RemoteAgent(url + "/"))
         turn = session.send("go")
-        await until(lambda: len(text_of(turn.events)) > 10)
+        await until(lambda: len(text_of(turn.events)) > 10, timeout=10.0)
         session.stop()
         await turn
         assert turn.status == "cancelled"
-        await until(agent.closed.is_set)  # the served agent's generator was closed
+        await until(agent.closed.is_set, timeout=10.0)  # the served agent's generator was closed
         assert session.messages[-1]["metadata"]["agui_widget"]["stopped"] is True
         assert turn.events[-1].type == EventType.RUN_FINISHED
         async with httpx.AsyncClient() as client:

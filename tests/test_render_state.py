@@ -8,7 +8,8 @@ from typing import Any
 from agui_widget import steps_checklist
 from agui_widget.adapters import AgentAdapter, EventStream
 
-from .genui_support import Captured, until
+from .genui_support import Captured
+from .support import until
 
 
 class Stepper(AgentAdapter):

@@ -3,25 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import pytest
 
 from agui_widget import AgentChat, MemoryThreadStore, SQLiteThreadStore
 
+from .genui_support import Captured
+
 
 async def echo(messages):
     return f"echo: {messages[-1]['content']}"
-
-
-class Captured(AgentChat):
-    """An AgentChat whose view-bound messages are kept for inspection instead of sent."""
-
-    def _send_custom(self, message):
-        self.__dict__.setdefault("sent", []).append(json.loads(json.dumps(message)))
-
-    def of_kind(self, kind):
-        return [m for m in self.__dict__.get("sent", []) if m["kind"] == kind]
 
 
 def texts(chat: AgentChat) -> list[tuple[str, str]]:

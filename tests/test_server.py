@@ -292,6 +292,26 @@ async def test_each_run_is_saved_in_the_thread_store(tmp_path: Path) -> None:
         assert len((await client.get(f"/threads/{first.thread_id}")).json()["messages"]) == 4
 
 
+async def test_a_store_the_app_opened_from_a_path_is_closed_at_shutdown_and_a_given_one_is_not(tmp_path: Path) -> None:
+    from agui_widget._store import SQLiteThreadStore
+
+    closed: list[str] = []
+
+    class Watched(SQLiteThreadStore):
+        def close(self) -> None:
+            closed.append(self.path)
+            super().close()
+
+    given = Watched(str(tmp_path / "given.db"))
+    for app in (create_app(DemoAgent(delay=0), store=tmp_path / "opened.db"), create_app(DemoAgent(delay=0), store=given)):
+        opened = app.state.store
+        if opened is not given:
+            opened.__class__ = Watched  # observe the store the app opened itself
+        async with app.router.lifespan_context(app):
+            pass
+    assert closed == [str(tmp_path / "opened.db")]
+
+
 def wait_for_health(url: str, process: subprocess.Popen[str], timeout: float = 30.0) -> dict[str, Any]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

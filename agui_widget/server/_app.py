@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -93,7 +93,16 @@ def create_app(
     prefix = "/" + path.strip("/")
     base = prefix.rstrip("/")
     thread_store = _open_store(store)
-    app = FastAPI(title=title, description="AG-UI agents served by agui-widget.")
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if thread_store is not None and thread_store is not store:  # opened here from a path: closed here
+            close = getattr(thread_store, "close", None)
+            if close is not None:
+                close()
+
+    app = FastAPI(title=title, description="AG-UI agents served by agui-widget.", lifespan=lifespan)
     app.state.agents = served
     app.state.store = thread_store
     if cors_origins:
@@ -213,16 +222,9 @@ def _open_store(store: Any) -> Any:
 
 async def _save_thread(store: Any, agent_name: str, run_input: RunAgentInput, consumer: EventConsumer) -> None:
     """Persist what the run left: the whole transcript and state of its thread."""
-    from .._store import ThreadRecord, title_of
+    from .._store import ThreadRecord
 
-    record = ThreadRecord(
-        thread_id=run_input.thread_id,
-        agent=agent_name,
-        messages=consumer.messages,
-        state=consumer.state,
-        title=title_of(consumer.messages),
-        updated_at=time.time(),
-    )
+    record = ThreadRecord.now(run_input.thread_id, agent_name, consumer.messages, consumer.state)
     try:
         await asyncio.to_thread(store.save, record)
     except Exception:  # a store that fails must not break the served stream (it has ended already)

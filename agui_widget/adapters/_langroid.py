@@ -1,21 +1,14 @@
-"""Langroid agents and tasks as AG-UI agents (the adapter lives in ``adapters/langroid/``)."""
+"""Langroid agents and tasks as AG-UI agents.
+
+``as_agent`` imports this module only when it is given a Langroid object; the implementation and
+its hooks live in :mod:`agui_widget.adapters.langroid`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .langroid import (
-    LangroidAgent,
-    StateContextBuilder,
-    StateUpdate,
-    ToolBehavior,
-    ToolCallContext,
-    ToolContext,
-    ToolResultContext,
-    current_tool_context,
-    state_as_context,
-    tool_context,
-)
+from .langroid import LangroidAgent
 
 
 def langroid_agent(obj: Any) -> LangroidAgent:
@@ -30,16 +23,4 @@ def langroid_agent(obj: Any) -> LangroidAgent:
         raise TypeError(f"{exc}.\n\n{ACCEPTED}") from None
 
 
-__all__ = [
-    "LangroidAgent",
-    "StateContextBuilder",
-    "StateUpdate",
-    "ToolBehavior",
-    "ToolCallContext",
-    "ToolContext",
-    "ToolResultContext",
-    "current_tool_context",
-    "langroid_agent",
-    "state_as_context",
-    "tool_context",
-]
+__all__ = ["LangroidAgent", "langroid_agent"]

@@ -23,6 +23,7 @@ seed_tiktoken_cache()  # conftest.py has done it already; this keeps the module 
 
 import langroid as lr  # noqa: E402
 import langroid.language_models as lm  # noqa: E402
+from langroid.agent.xml_tool_message import XMLToolMessage  # noqa: E402
 from langroid.language_models.base import RetryParams  # noqa: E402
 
 from agui_widget.adapters.langroid.mock import (  # noqa: E402
@@ -47,6 +48,17 @@ __all__ = [
     "text_deltas",
     "tool_call_deltas",
 ]
+
+
+class Shout(XMLToolMessage):
+    """An XML-format tool (Langroid's third tool mode) for the tests of that mode."""
+
+    request: str = "shout"
+    purpose: str = "Shout the <words>."
+    words: str
+
+    def handle(self) -> str:
+        return self.words.upper()
 
 
 class AsyncOnlyLM(ScriptedLM):

@@ -10,7 +10,6 @@ import langroid as lr
 import pytest
 from ag_ui.core import EventType
 from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
-from langroid.agent.xml_tool_message import XMLToolMessage
 from langroid.mytypes import Entity
 
 from agui_widget import AgentChat, js_tool
@@ -19,6 +18,7 @@ from agui_widget.adapters.langroid import LangroidAgent, ToolBehavior, ToolResul
 from agui_widget.adapters.langroid.mock import ScriptedLM
 
 from .langroid_fakes import (
+    Shout,
     Recorder,
     Reply,
     ToolCall,
@@ -509,14 +509,6 @@ async def test_a_frontend_tool_called_inside_a_task_waits_then_the_task_carries_
 
 
 async def test_xml_tools_in_a_task_are_tool_calls_not_text():
-    class Shout(XMLToolMessage):
-        request: str = "shout"
-        purpose: str = "Shout the <words>."
-        words: str
-
-        def handle(self) -> str:
-            return self.words.upper()
-
     written = Shout(words="hello there").format_example()
     script = Recorder([Reply(f"Sure, right away.\n{written}Then <b>bold</b> text."), Reply("Shouted. DONE")])
     task = lr.Task(make_agent(script, mode="json", tools=[Shout]), interactive=False)

@@ -10,11 +10,11 @@ import langroid as lr
 import pytest
 from ag_ui.core import EventType
 from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
-from langroid.agent.xml_tool_message import XMLToolMessage
 
 from agui_widget.adapters.langroid import LangroidAgent
 
 from .langroid_fakes import (
+    Shout,
     Recorder,
     Reply,
     ToolCall,
@@ -293,14 +293,6 @@ async def test_synchronous_handlers_can_run_off_the_kernel_thread():
 
 
 async def test_langroid_xml_tools_are_tool_calls_too():
-    class Shout(XMLToolMessage):
-        request: str = "shout"
-        purpose: str = "Shout the <words>."
-        words: str
-
-        def handle(self) -> str:
-            return self.words.upper()
-
     written = Shout(words="hello").format_example()
     script = Recorder([Reply(f"Sure.\n{written}\nThere."), Reply("Done.")])
     agent = make_agent(script, mode="json", tools=[Shout])

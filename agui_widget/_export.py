@@ -7,10 +7,17 @@ the widget's text representations use them); the JSON form is for programs and r
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._session import Session
+
+log = logging.getLogger("agui_widget")
 
 EXPORT_FORMAT = "agui-widget/transcript"
 EXPORT_VERSION = 1
@@ -165,16 +172,23 @@ def _one_line(text: str) -> str:
 
 
 MARKDOWN_LIMIT = 200_000
-"""At most this many characters of transcript go into the widget's text/markdown output."""
+"""At most this many characters of transcript go into the output the notebook keeps."""
+SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript"
+"""Marks the kept conversation's block, so the chat's views can hide it (js/src/savedOutput.ts)."""
 
 
 class ExportMixin:
-    """Export for ``AgentChat``: Markdown, JSON, and the transcript in the widget's mime bundle."""
+    """Export for ``AgentChat``: Markdown, JSON, and the conversation kept in the notebook."""
 
     messages: list[dict[str, Any]]
     state: Any
     thread_id: str
+    saved_output_id: str
     _agent_name: str | None
+    _session: Session
+    _saved_output_shown = False
+    _saved_output_stale = False
+    _saved_output_handle: asyncio.Handle | None = None
 
     def to_markdown(self) -> str:
         """The conversation (and the state, when there is one) as Markdown."""
@@ -189,23 +203,64 @@ class ExportMixin:
         document = to_json_document(self.thread_id, self.messages, self.state, self._agent_name)
         return json.dumps(document, ensure_ascii=False, indent=indent)
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        """The widget view, plus the transcript as text/plain and text/markdown.
+    # -- the conversation kept in the notebook --------------------------------------------------
 
-        Viewers without a kernel (nbviewer, GitHub) cannot show the widget and fall back to the
-        text. The transcript is the one at display time: the saved output shows what the chat
-        held when it was last displayed.
+    def _ipython_display_(self) -> None:
+        """Show the chat, then an output that keeps the conversation for viewers without a kernel.
+
+        The second output (text/markdown and text/plain) has a display id, so the chat rewrites it
+        whenever it is idle after a change: a saved notebook holds the latest conversation, and
+        nbviewer or GitHub show it. The chat's own views hide it while they are on the page.
+        Rewriting the widget's output instead would make JupyterLab render a second view into it.
         """
-        bundle = super()._repr_mimebundle_(**kwargs)  # type: ignore[misc]
-        if bundle is None:
-            return None
-        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
-        data = {
-            **data,
-            "text/plain": to_text(self.messages, header=repr(self)),
-            "text/markdown": to_markdown(self.messages, state=self.state, limit=MARKDOWN_LIMIT),
+        import IPython.display
+
+        bundle = super()._repr_mimebundle_()  # type: ignore[misc]
+        if bundle is not None:
+            data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
+            IPython.display.display(data, metadata=metadata, raw=True)
+        self._saved_output_stale = False
+        IPython.display.display(self._saved_output(), raw=True, display_id=self.saved_output_id)
+        self._saved_output_shown = True
+
+    def _saved_output(self) -> dict[str, str]:
+        """The conversation as the notebook keeps it: Markdown in a marked block, and plain text."""
+        markdown = to_markdown(self._session.messages, state=self._session.state, limit=MARKDOWN_LIMIT)
+        return {
+            "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.saved_output_id}">\n\n{markdown}\n</div>\n',
+            "text/plain": to_text(self._session.messages, header=repr(self)),
         }
-        return (data, metadata) if metadata is not None else data
+
+    def _saved_output_changed(self) -> None:
+        """The conversation changed: the kept output is rewritten once the chat is idle."""
+        if self._saved_output_shown:
+            self._saved_output_stale = True
+            self._saved_output_when_idle()
+
+    def _saved_output_when_idle(self) -> None:
+        """Rewrite the kept output soon if it is stale and no turn is under way.
+
+        During a turn only the mark is set; the turn's end (a status change) comes back here.
+        """
+        session = self._session
+        if not self._saved_output_stale or session.active is not None or session.queue or self._saved_output_handle is not None:
+            return
+        try:
+            self._saved_output_handle = asyncio.get_running_loop().call_soon(self._rewrite_saved_output)
+        except RuntimeError:
+            self._rewrite_saved_output()
+
+    def _rewrite_saved_output(self) -> None:
+        self._saved_output_handle = None
+        if not self._saved_output_stale or self.comm is None:  # type: ignore[attr-defined]
+            return
+        self._saved_output_stale = False
+        try:
+            import IPython.display
+
+            IPython.display.update_display(self._saved_output(), raw=True, display_id=self.saved_output_id)
+        except Exception:
+            log.exception("agui-widget: the conversation kept in the notebook's output was not updated")
 
 
-__all__ = ["EXPORT_FORMAT", "ExportMixin", "to_json_document", "to_markdown", "to_text"]
+__all__ = ["EXPORT_FORMAT", "SAVED_OUTPUT_ATTRIBUTE", "ExportMixin", "to_json_document", "to_markdown", "to_text"]

@@ -13,6 +13,7 @@ import copy
 import logging
 import os
 import pathlib
+import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -76,6 +77,9 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
     suggestions = traitlets.List(help="prompts shown as chips: strings or {'title', 'message'} dicts").tag(sync=True)
     suggestions_after = traitlets.Unicode("", help="the message agent suggestions follow; '' for starters").tag(sync=True)
     predict_state = traitlets.List(help="state keys that follow streamed tool arguments").tag(sync=True)
+    saved_output_id = traitlets.Unicode(
+        help="the display id of the output that keeps the conversation in the notebook (views hide it)"
+    ).tag(sync=True)
 
     messages = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
@@ -140,6 +144,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             **self._agent_traits(),
             suggestions=normalize_suggestions(suggestions),
             predict_state=[rule.to_wire() for rule in predict_rules],
+            saved_output_id=f"agui-transcript-{uuid.uuid4().hex}",
             **kwargs,
         )
         self._syncing = False
@@ -358,11 +363,13 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         self._thread_changed()
         self._genui.messages_added(self._session.messages, start)
         self._refresh_traits()
+        self._saved_output_changed()
 
     def session_state(self, patch: list[dict[str, Any]]) -> None:
         self._transport.send(_wire.state_patch_message(patch))
         self._thread_changed()
         self._refresh_traits()
+        self._saved_output_changed()
 
     def session_run_ended(self, start: int) -> None:
         messages = self._session.messages
@@ -392,6 +399,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             self.pending = [p.to_wire() for p in session.pending]
             self.queued = [{"id": run.id, "text": run.text} for run in session.queue]
         self._turn_may_have_ended()
+        self._saved_output_when_idle()
 
     def session_notice(self, level: Any, text: str) -> None:
         self._transport.send(_wire.notice_message(level, text))

@@ -1,4 +1,4 @@
-"""Transcript export: Markdown, JSON that round-trips, and the text a viewer without a kernel shows."""
+"""Transcript export: Markdown and plain text for people, JSON that round-trips."""
 
 from __future__ import annotations
 
@@ -6,8 +6,6 @@ import json
 
 from agui_widget import AgentChat
 from agui_widget._export import to_markdown
-
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 
 TRANSCRIPT = [
     {"id": "u1", "role": "user", "content": "What is the weather in Paris?"},
@@ -55,24 +53,6 @@ async def test_json_round_trips_into_a_new_chat():
     again = AgentChat(echo, thread_id=document["threadId"], messages=document["messages"], state=document["state"])
     assert again.messages == chat.messages and again.state == chat.state
     assert json.loads(again.to_json()) == document
-
-
-def test_the_mime_bundle_keeps_the_widget_and_adds_the_transcript():
-    chat = AgentChat(echo, messages=TRANSCRIPT)
-    bundle = chat._repr_mimebundle_()
-    data = bundle[0] if isinstance(bundle, tuple) else bundle
-    assert data[WIDGET_MIME]["model_id"] == chat.model_id
-    assert "It is **20 C** in Paris." in data["text/markdown"]
-    assert "user: What is the weather in Paris?" in data["text/plain"]
-    assert "assistant: [calls get_weather(" in data["text/plain"]
-
-
-def test_ipython_formats_the_chat_with_the_transcript():
-    from IPython.core.formatters import DisplayFormatter
-
-    chat = AgentChat(echo, messages=TRANSCRIPT)
-    data, _ = DisplayFormatter().format(chat)
-    assert WIDGET_MIME in data and "text/markdown" in data and "Paris" in data["text/plain"]
 
 
 async def test_a_refused_message_is_marked_in_the_markdown():

@@ -8,6 +8,7 @@ import { render } from "preact";
 import type { RenderProps } from "./anywidget";
 import { Connection } from "./connection";
 import { HandlerRunner } from "./handlers";
+import { hideSavedOutput } from "./savedOutput";
 import "./styles.css";
 import { App } from "./view/App";
 
@@ -17,10 +18,12 @@ function renderChat({ model, el }: RenderProps): () => void {
   el.appendChild(root);
   const conn = new Connection(model);
   const runner = new HandlerRunner(conn, root);
+  const showSavedOutput = hideSavedOutput(conn.traits.get("saved_output_id"));
   render(<App ctx={{ conn, runner }} />, root);
   conn.start();
   runner.check();
   return () => {
+    showSavedOutput();
     render(null, root);
     runner.dispose();
     conn.dispose();

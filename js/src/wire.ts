@@ -152,6 +152,7 @@ export type Traits = {
   suggestions: Suggestion[];
   suggestions_after: string;
   predict_state: PredictRule[];
+  saved_output_id: string;
 };
 export type Suggestion = { title: string; message: string };
 export type PredictRule = { state_key: string; tool: string; tool_argument?: string };
@@ -183,6 +184,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "suggestions",
   "suggestions_after",
   "predict_state",
+  "saved_output_id",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -490,6 +492,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
       parseList(v, "suggestions", (e) => (isObject(e) && isStr(e.title) && isStr(e.message) ? { title: e.title, message: e.message } : null)),
     suggestions_after: (v) => parseText(v, "suggestions_after"),
     predict_state: (v) => parseList(v, "predict_state", parsePredictRule),
+    saved_output_id: (v) => parseText(v, "saved_output_id"),
   };
   return parsers[name](value);
 }

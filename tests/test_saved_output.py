@@ -1,0 +1,167 @@
+"""The conversation kept in the notebook: displaying a chat adds an output that holds the
+conversation as Markdown and text, rewritten after each turn, so a saved notebook shows it to
+viewers without a kernel (nbviewer, GitHub). tests/browser/test_saved_output.py checks it in
+JupyterLab, in the saved file and in nbconvert's HTML."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import IPython.display
+import pytest
+
+from agui_widget import AgentChat
+from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE
+
+from .support import until
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+async def echo(messages):
+    return f"echo: {messages[-1]['content']}"
+
+
+class Outputs:
+    """What the chat published through IPython's display functions, in order."""
+
+    def __init__(self) -> None:
+        self.shown: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.updates: list[tuple[dict[str, Any], str]] = []
+
+    def display(self, data: dict[str, Any], **kwargs: Any) -> None:
+        assert kwargs.pop("raw") is True
+        self.shown.append((data, kwargs))
+
+    def update_display(self, data: dict[str, Any], *, display_id: str, raw: bool = False) -> None:
+        assert raw is True
+        self.updates.append((data, display_id))
+
+    @property
+    def kept(self) -> str:
+        """The Markdown the kept output holds now."""
+        data, kwargs = self.shown[-1]
+        for update, display_id in self.updates:
+            if display_id == kwargs["display_id"]:
+                data = update
+        return data["text/markdown"]
+
+
+@pytest.fixture
+def outputs(monkeypatch: pytest.MonkeyPatch) -> Outputs:
+    recorded = Outputs()
+    monkeypatch.setattr(IPython.display, "display", recorded.display)
+    monkeypatch.setattr(IPython.display, "update_display", recorded.update_display)
+    return recorded
+
+
+async def settled() -> None:
+    """Lets the callbacks the chat scheduled run."""
+    for _ in range(3):
+        await asyncio.sleep(0)
+
+
+def test_displaying_a_chat_shows_the_widget_then_the_conversation(outputs: Outputs):
+    chat = AgentChat(echo, messages=[{"id": "u1", "role": "user", "content": "What is the weather in Paris?"}])
+    chat._ipython_display_()
+
+    (widget, widget_options), (kept, kept_options) = outputs.shown
+    assert widget[WIDGET_MIME]["model_id"] == chat.model_id and "display_id" not in widget_options
+    assert kept_options["display_id"] == chat.saved_output_id != ""
+    assert kept["text/markdown"].startswith(f'<div {SAVED_OUTPUT_ATTRIBUTE}="{chat.saved_output_id}">\n\n')
+    assert "What is the weather in Paris?" in kept["text/markdown"] and kept["text/markdown"].endswith("</div>\n")
+    assert "user: What is the weather in Paris?" in kept["text/plain"]
+
+
+def test_each_chat_has_its_own_output_id():
+    assert AgentChat(echo).saved_output_id != AgentChat(echo).saved_output_id
+
+
+async def test_the_kept_conversation_is_rewritten_once_when_a_turn_ends(outputs: Outputs):
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    run = chat.send("hello")
+    await asyncio.sleep(0)
+    assert outputs.updates == [], "nothing is rewritten while the turn runs"
+    await run
+    await settled()
+    assert len(outputs.updates) == 1 and outputs.updates[0][1] == chat.saved_output_id
+    assert "hello" in outputs.kept and "echo: hello" in outputs.kept
+    assert "assistant: echo: hello" in outputs.updates[0][0]["text/plain"]
+
+    await chat.send("again")
+    await settled()
+    assert len(outputs.updates) == 2 and "echo: again" in outputs.kept
+
+
+async def test_messages_sent_during_a_turn_are_kept_after_the_last_one(outputs: Outputs):
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    chat.send("one")
+    last = chat.send("two")  # queued behind the first
+    await last
+    await settled()
+    assert len(outputs.updates) == 1 and "echo: one" in outputs.kept and "echo: two" in outputs.kept
+
+
+async def test_changes_made_from_python_are_kept_too(outputs: Outputs):
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    chat.messages = [{"id": "a1", "role": "assistant", "content": "Set from a cell."}]
+    chat.state = {"city": "Lisbon"}
+    await settled()
+    assert len(outputs.updates) == 1, "changes made in one go are written once"
+    assert "Set from a cell." in outputs.kept and '"city": "Lisbon"' in outputs.kept
+
+    chat.clear()
+    await settled()
+    assert "Set from a cell." not in outputs.kept and "no messages yet" in outputs.kept
+
+
+async def test_switching_threads_keeps_the_thread_now_shown(outputs: Outputs):
+    chat = AgentChat(echo, thread_id="first")
+    chat._ipython_display_()
+    await chat.send("in the first thread")
+    chat.new_thread("second")
+    await settled()
+    assert "in the first thread" not in outputs.kept
+    chat.switch("first")
+    await settled()
+    assert "echo: in the first thread" in outputs.kept
+
+
+async def test_a_chat_that_was_not_displayed_writes_no_output(outputs: Outputs):
+    chat = AgentChat(echo)
+    await chat.send("hello")
+    await settled()
+    assert outputs.shown == [] and outputs.updates == []
+
+
+async def test_a_closed_chat_stops_writing(outputs: Outputs):
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    chat.close()
+    chat.messages = [{"id": "a1", "role": "assistant", "content": "after close"}]
+    await settled()
+    assert outputs.updates == []
+
+
+def test_html_in_the_conversation_cannot_end_the_kept_block(outputs: Outputs):
+    chat = AgentChat(echo, messages=[{"id": "a1", "role": "assistant", "content": "</div><script>alert(1)</script> done"}])
+    chat._ipython_display_()
+    markdown = outputs.shown[1][0]["text/markdown"]
+    assert markdown.count("</div>") == 1 and "<script>" not in markdown and "&lt;/div>&lt;script>" in markdown
+
+
+async def test_a_failing_display_update_is_logged_and_the_chat_goes_on(outputs: Outputs, monkeypatch: pytest.MonkeyPatch, caplog):
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no display here")
+
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    monkeypatch.setattr(IPython.display, "update_display", broken)
+    await chat.send("hello")
+    await settled()
+    assert "was not updated" in caplog.text and chat.messages[-1]["content"] == "echo: hello"
+    await until(lambda: chat.status == "idle")

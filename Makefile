@@ -38,6 +38,7 @@ test: setup browser-deps
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py
+	$(PY) benchmarks/import_time.py
 
 clean:
 	rm -rf $(VENV) js/node_modules agui_widget/static

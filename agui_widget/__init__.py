@@ -5,8 +5,6 @@
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
-
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
 from ._session import Run
@@ -16,10 +14,21 @@ from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
 from .adapters import RemoteAgent
 
-try:
-    __version__ = version("agui-widget")
-except PackageNotFoundError:  # running from a source tree
-    __version__ = "0.0.0"
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed metadata on first use: the lookup scans the
+    installed distributions, which ``import agui_widget`` need not pay for."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = version("agui-widget")
+    except PackageNotFoundError:  # running from a source tree
+        found = "0.0.0"
+    globals()["__version__"] = found
+    return found
+
 
 __all__ = [
     "AgentAdapter",

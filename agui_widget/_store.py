@@ -12,12 +12,14 @@ import contextlib
 import copy
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import sqlite3  # imported when a SQLite store opens: most chats never use one
 
 SCHEMA_VERSION = 1
 TITLE_LENGTH = 80
@@ -123,6 +125,8 @@ class SQLiteThreadStore:
             self._migrate(db)
 
     def _open(self) -> sqlite3.Connection:
+        import sqlite3
+
         connection = sqlite3.connect(self.path, timeout=self._timeout, check_same_thread=False)
         connection.execute("PRAGMA journal_mode=WAL")
         connection.execute("PRAGMA synchronous=NORMAL")

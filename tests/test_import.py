@@ -1,0 +1,36 @@
+"""What ``import agui_widget`` loads: the chat and the AG-UI types, nothing a chat may never use.
+
+Frameworks (Langroid, LangChain), the HTTP client and server, SQLite and the plotting and data
+libraries are imported when an agent, a remote URL, a store or a rich result needs them
+(benchmarks/import_time.py measures the time this saves)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+OPTIONAL = ("sqlite3", "httpx", "httpx_sse", "fastapi", "starlette", "uvicorn", "langroid", "langchain_core",
+            "langgraph", "pydantic_ai", "matplotlib", "pandas", "altair")
+
+
+def test_importing_agui_widget_loads_none_of_the_optional_libraries():
+    code = (
+        "import sys, agui_widget\n"
+        f"loaded = [m for m in {OPTIONAL!r} if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+        "assert isinstance(agui_widget.__version__, str) and agui_widget.__version__\n"
+        "assert set(agui_widget.__all__) <= set(dir(agui_widget)) | {'__version__'}\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_sqlite_store_imports_sqlite_when_it_opens(tmp_path):
+    code = (
+        "import sys, agui_widget\n"
+        "assert 'sqlite3' not in sys.modules\n"
+        f"store = agui_widget.open_store({str(tmp_path / 'chats.db')!r})\n"
+        "assert 'sqlite3' in sys.modules and store.list_threads() == []\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

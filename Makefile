@@ -39,6 +39,7 @@ test: setup browser-deps
 bench: setup
 	$(PY) benchmarks/stream_cost.py
 	$(PY) benchmarks/import_time.py
+	$(PY) benchmarks/memory.py
 
 clean:
 	rm -rf $(VENV) js/node_modules agui_widget/static

@@ -169,6 +169,36 @@ class SessionListener:
         """Something for the user to read that is not part of the transcript."""
 
 
+MAX_EVENTS = 20_000
+"""How many events the event log keeps at most (the newest)."""
+
+MAX_EVENT_BYTES = 4_000_000
+"""About how much JSON the event log keeps at most (the newest events).
+
+A count alone does not bound memory: some agents put the whole transcript into every run's
+MESSAGES_SNAPSHOT, or a copy of their framework's raw event (with the graph state) onto nearly
+every event, so 20,000 of those can hold gigabytes. Plain token deltas (about 90 bytes each) meet
+the count first. Measured (benchmarks/memory.py): an event costs about 8 times its JSON in
+memory."""
+
+_PLAIN_DELTAS = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.TOOL_CALL_ARGS, EventType.REASONING_MESSAGE_CONTENT})
+_DELTA_FRAMING = 80
+"""JSON bytes of a plain delta event besides its delta text (its type, a typical id, the keys)."""
+
+
+def event_json_size(event: BaseEvent) -> int:
+    """About how many bytes ``event`` takes as camelCase JSON.
+
+    Plain deltas, most of a stream, are counted without serializing them.
+    """
+    if event.type in _PLAIN_DELTAS and event.raw_event is None and not event.model_extra:
+        return _DELTA_FRAMING + len(event.delta)  # type: ignore[attr-defined]
+    try:
+        return len(event.model_dump_json(by_alias=True, exclude_none=True))
+    except Exception:  # a value JSON cannot hold: its text stands in for it
+        return len(repr(event))
+
+
 @dataclass
 class _Waiting:
     items: dict[str, Pending] = field(default_factory=dict)
@@ -188,7 +218,8 @@ class Session:
         messages: Sequence[dict[str, Any]] = (),
         context: Sequence[Context] = (),
         listener: SessionListener | None = None,
-        max_events: int = 20_000,
+        max_events: int = MAX_EVENTS,
+        max_event_bytes: int = MAX_EVENT_BYTES,
         hooks: Hooks | None = None,
         guard: Guard | None = None,
     ) -> None:
@@ -201,7 +232,14 @@ class Session:
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self.context = list(context)
         self.listener = listener or SessionListener()
-        self.events: deque[BaseEvent] = deque(maxlen=max_events)
+        self.events: deque[BaseEvent] = deque()
+        """The event log, oldest first: the newest ``max_events``, and no more than about
+        ``max_event_bytes`` of JSON (the newest event is always kept)."""
+        self.max_events = max_events
+        self.max_event_bytes = max_event_bytes
+        self.event_bytes = 0
+        """About how many bytes of JSON the logged events take."""
+        self._event_sizes: deque[int] = deque()
         self.status: Status = "idle"
         self.error = ""
         self.run_id = ""
@@ -505,10 +543,26 @@ class Session:
         if not events:
             return
         run.events.extend(events)
-        self.events.extend(events)
+        self._log(events)
         self.listener.session_events(events)
         if self.hooks.on_event is not None:
             self.hooks.events(events)
+
+    def _log(self, events: list[BaseEvent]) -> None:
+        """Keep ``events`` in the event log, dropping the oldest beyond its bounds."""
+        kept, sizes = self.events, self._event_sizes
+        if len(sizes) != len(kept):  # the log was changed from outside: count it again
+            sizes.clear()
+            sizes.extend(event_json_size(event) for event in kept)
+            self.event_bytes = sum(sizes)
+        kept.extend(events)
+        for event in events:
+            size = event_json_size(event)
+            sizes.append(size)
+            self.event_bytes += size
+        while len(kept) > self.max_events or (self.event_bytes > self.max_event_bytes and len(kept) > 1):
+            kept.popleft()
+            self.event_bytes -= sizes.popleft()
 
     def _close_as_stopped(self, run: Run, consumer: EventConsumer, run_input: RunAgentInput) -> None:
         """Close what the stop cut short, mark it stopped, and finish the run as cancelled."""

@@ -205,7 +205,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
 
     @property
     def events(self) -> list[BaseEvent]:
-        """This chat's AG-UI event log (ag_ui.core objects), oldest first; the newest 20,000 are kept."""
+        """This chat's AG-UI event log (ag_ui.core objects), oldest first: the newest 20,000, and no
+        more than about 4 MB of them as JSON (the newest event is always kept)."""
         return list(self._session.events)
 
     @property

@@ -52,23 +52,24 @@ def to_markdown(
     With ``limit`` (characters), only the newest messages that fit are kept, after a line saying
     how many earlier ones were left out.
     """
-    blocks = ["\n".join(_message_markdown(message)) + "\n" for message in messages]
+    blocks: list[str] = []  # newest first: with a limit, older messages are never formatted
+    size = 0
+    for message in reversed(messages):
+        block = "\n".join(_message_markdown(message)) + "\n"
+        size += len(block)
+        if limit is not None and size > limit and blocks:
+            break
+        blocks.append(block)
+    blocks.reverse()
     kept = len(blocks)
-    if limit is not None:
-        size = 0
-        for index in range(len(blocks) - 1, -1, -1):
-            size += len(blocks[index])
-            if size > limit and index < len(blocks) - 1:
-                kept = len(blocks) - index - 1
-                break
     lines: list[str] = []
     if title:
         lines += [f"### {_one_line(title)}", ""]
     if not messages:
         lines.append("*(no messages yet)*")
-    if kept < len(blocks):
-        lines += [f"*({len(blocks) - kept} earlier messages not shown)*", ""]
-    lines += blocks[len(blocks) - kept :]
+    if kept < len(messages):
+        lines += [f"*({len(messages) - kept} earlier messages not shown)*", ""]
+    lines += blocks
     if state not in (None, {}, []):
         lines += ["<details><summary>State</summary>", "", *_fenced(_json(state), "json"), "", "</details>"]
     return "\n".join(lines).rstrip() + "\n"
@@ -77,15 +78,20 @@ def to_markdown(
 def to_text(messages: Sequence[dict[str, Any]], *, header: str = "", limit: int = 4000) -> str:
     """A plain-text transcript (for ``text/plain``): ``role: text`` lines, cut at ``limit`` characters."""
     lines = [header] if header else []
+    size = len(header)
     for message in messages:
+        if size > limit:
+            break  # the rest would be cut anyway
         role = message.get("role", "?")
         text = _content_text(message.get("content"))
         calls = message.get("toolCalls") or []
         if text:
             lines.append(f"{role}: {text}")
+            size += len(lines[-1]) + 1
         for call in calls:
             function = call.get("function") or {}
             lines.append(f"{role}: [calls {function.get('name')}({function.get('arguments') or ''})]")
+            size += len(lines[-1]) + 1
     text = "\n".join(lines)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

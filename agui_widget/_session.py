@@ -41,6 +41,7 @@ from pydantic import TypeAdapter
 from ._consumer import EventConsumer
 from ._content import to_json_text
 from ._errors import describe_exception
+from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._tools import FrontendTool
 from ._verify import ProtocolError
@@ -77,7 +78,7 @@ class Run:
         self.id = new_id("turn")
         self.text = text
         self.user_message = user_message
-        self.events: list[BaseEvent] = []
+        self.event_log = EventLog()
         self.error: str | None = None
         self.refused: str | None = None
         """The input guard's reason when it refused this turn's message."""
@@ -91,10 +92,15 @@ class Run:
         return self._future.done()
 
     @property
+    def events(self) -> list[BaseEvent]:
+        """The AG-UI events of this turn, in order."""
+        return self.event_log.events()
+
+    @property
     def reply(self) -> str:
         """The text of the messages this turn streamed, one paragraph per message."""
         texts: dict[str, list[str]] = {}
-        for event in self.events:
+        for event in self.event_log:
             if event.type == EventType.TEXT_MESSAGE_CONTENT:
                 texts.setdefault(event.message_id, []).append(event.delta)  # type: ignore[attr-defined]
         return "\n\n".join("".join(parts) for parts in texts.values())
@@ -108,7 +114,7 @@ class Run:
             self._future.set_result(self)
 
     def __repr__(self) -> str:
-        return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.events)}>"
+        return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.event_log)}>"
 
 
 @dataclass
@@ -169,36 +175,6 @@ class SessionListener:
         """Something for the user to read that is not part of the transcript."""
 
 
-MAX_EVENTS = 20_000
-"""How many events the event log keeps at most (the newest)."""
-
-MAX_EVENT_BYTES = 4_000_000
-"""About how much JSON the event log keeps at most (the newest events).
-
-A count alone does not bound memory: some agents put the whole transcript into every run's
-MESSAGES_SNAPSHOT, or a copy of their framework's raw event (with the graph state) onto nearly
-every event, so 20,000 of those can hold gigabytes. Plain token deltas (about 90 bytes each) meet
-the count first. Measured (benchmarks/memory.py): an event costs about 8 times its JSON in
-memory."""
-
-_PLAIN_DELTAS = frozenset({EventType.TEXT_MESSAGE_CONTENT, EventType.TOOL_CALL_ARGS, EventType.REASONING_MESSAGE_CONTENT})
-_DELTA_FRAMING = 80
-"""JSON bytes of a plain delta event besides its delta text (its type, a typical id, the keys)."""
-
-
-def event_json_size(event: BaseEvent) -> int:
-    """About how many bytes ``event`` takes as camelCase JSON.
-
-    Plain deltas, most of a stream, are counted without serializing them.
-    """
-    if event.type in _PLAIN_DELTAS and event.raw_event is None and not event.model_extra:
-        return _DELTA_FRAMING + len(event.delta)  # type: ignore[attr-defined]
-    try:
-        return len(event.model_dump_json(by_alias=True, exclude_none=True))
-    except Exception:  # a value JSON cannot hold: its text stands in for it
-        return len(repr(event))
-
-
 @dataclass
 class _Waiting:
     items: dict[str, Pending] = field(default_factory=dict)
@@ -232,14 +208,8 @@ class Session:
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self.context = list(context)
         self.listener = listener or SessionListener()
-        self.events: deque[BaseEvent] = deque()
-        """The event log, oldest first: the newest ``max_events``, and no more than about
-        ``max_event_bytes`` of JSON (the newest event is always kept)."""
-        self.max_events = max_events
-        self.max_event_bytes = max_event_bytes
-        self.event_bytes = 0
-        """About how many bytes of JSON the logged events take."""
-        self._event_sizes: deque[int] = deque()
+        self.event_log = EventLog(max_events, max_event_bytes)
+        """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""
         self.status: Status = "idle"
         self.error = ""
         self.run_id = ""
@@ -262,6 +232,11 @@ class Session:
         if self._consumer is not None:
             raise RuntimeError("the transcript cannot change while a run streams")
         self._messages = messages
+
+    @property
+    def events(self) -> list[BaseEvent]:
+        """The event log as ``ag_ui.core`` objects, oldest first."""
+        return self.event_log.events()
 
     @property
     def state(self) -> Any:
@@ -542,27 +517,12 @@ class Session:
     def _deliver(self, run: Run, events: list[BaseEvent]) -> None:
         if not events:
             return
-        run.events.extend(events)
-        self._log(events)
+        records = records_of(events)
+        run.event_log.add(records)
+        self.event_log.add(records)
         self.listener.session_events(events)
         if self.hooks.on_event is not None:
             self.hooks.events(events)
-
-    def _log(self, events: list[BaseEvent]) -> None:
-        """Keep ``events`` in the event log, dropping the oldest beyond its bounds."""
-        kept, sizes = self.events, self._event_sizes
-        if len(sizes) != len(kept):  # the log was changed from outside: count it again
-            sizes.clear()
-            sizes.extend(event_json_size(event) for event in kept)
-            self.event_bytes = sum(sizes)
-        kept.extend(events)
-        for event in events:
-            size = event_json_size(event)
-            sizes.append(size)
-            self.event_bytes += size
-        while len(kept) > self.max_events or (self.event_bytes > self.max_event_bytes and len(kept) > 1):
-            kept.popleft()
-            self.event_bytes -= sizes.popleft()
 
     def _close_as_stopped(self, run: Run, consumer: EventConsumer, run_input: RunAgentInput) -> None:
         """Close what the stop cut short, mark it stopped, and finish the run as cancelled."""

@@ -207,7 +207,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
     def events(self) -> list[BaseEvent]:
         """This chat's AG-UI event log (ag_ui.core objects), oldest first: the newest 20,000, and no
         more than about 4 MB of them as JSON (the newest event is always kept)."""
-        return list(self._session.events)
+        return self._session.events
 
     @property
     def tools(self) -> list[FrontendTool]:
@@ -435,7 +435,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         session = self._session
         if isinstance(request, _wire.Hello):
             self._transport.flush()
-            tail = [_wire.event_to_wire(e) for e in list(session.events)[-SNAPSHOT_EVENT_TAIL:]]
+            tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
             self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
             self._genui.hello()
         elif isinstance(request, _wire.Send):

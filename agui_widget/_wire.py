@@ -115,14 +115,23 @@ _DELTA_EVENTS = {
 _PLAIN_DELTA_FIELDS = {"type", "delta", "message_id", "tool_call_id"}
 
 
+def plain_delta(event: BaseEvent) -> tuple[str, str, str, str] | None:
+    """``(type, id key, id, delta)`` when ``event`` is a plain delta: a content or arguments event
+    with only its id and its delta set (most of a stream); None for any other event."""
+    hot = _DELTA_EVENTS.get(event.type)
+    if hot is None or event.__pydantic_extra__ or not event.__pydantic_fields_set__ <= _PLAIN_DELTA_FIELDS:
+        return None
+    name, key, attribute = hot
+    return name, key, getattr(event, attribute), event.delta  # type: ignore[attr-defined]
+
+
 def event_to_wire(event: BaseEvent) -> dict[str, Any]:
     """An event as camelCase JSON. Plain deltas (most of a stream) skip the generic serializer."""
-    hot = _DELTA_EVENTS.get(event.type)
-    if hot is not None and not event.model_extra and event.model_fields_set <= _PLAIN_DELTA_FIELDS:
-        name, key, attribute = hot
-        return {"type": name, key: getattr(event, attribute), "delta": event.delta}  # type: ignore[attr-defined]
+    plain = plain_delta(event)
+    if plain is not None:
+        name, key, ident, delta = plain
+        return {"type": name, key: ident, "delta": delta}
     return event.model_dump(mode="json", by_alias=True, exclude_none=True)
-
 
 
 def snapshot_message(view_id: str | None, messages: list[dict], state: Any, events: list[dict]) -> dict[str, Any]:

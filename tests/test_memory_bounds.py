@@ -22,7 +22,8 @@ from ag_ui.core import (
 )
 
 from agui_widget import AgentChat
-from agui_widget._session import MAX_EVENT_BYTES, MAX_EVENTS, Session, event_json_size
+from agui_widget._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
+from agui_widget._session import Session
 from agui_widget.adapters import AgentAdapter
 
 
@@ -103,7 +104,7 @@ async def test_the_size_bound_drops_the_oldest_and_keeps_the_newest_event():
     await session.send("one")
     await session.send("two")
     assert [e.type for e in session.events] == [EventType.RUN_FINISHED]
-    assert session.event_bytes == logged_json_bytes(session.events)
+    assert session.event_log.bytes == logged_json_bytes(session.events)
 
 
 async def test_plain_token_streams_meet_the_count_bound_first():
@@ -111,16 +112,27 @@ async def test_plain_token_streams_meet_the_count_bound_first():
     for _ in range(20):
         await session.send("go")
     assert len(session.events) == 50
-    assert abs(session.event_bytes - logged_json_bytes(session.events)) <= 0.2 * session.event_bytes
+    assert abs(session.event_log.bytes - logged_json_bytes(session.events)) <= 0.2 * session.event_log.bytes
 
 
-async def test_a_log_changed_from_outside_is_counted_again():
-    session = Session(SnapshotAgent(), max_events=100)
-    await session.send("one")
-    session.events.clear()
-    await session.send("two")
-    assert len(session.events) == 6
-    assert session.event_bytes == sum(event_json_size(event) for event in session.events)
+async def test_the_log_gives_back_the_events_it_was_given():
+    session = Session(BackendToolAgent())
+    seen: list = []
+    session.hooks.on_event = seen.append
+    run = await session.send("Look it up.")
+    assert len(seen) > 5 and session.events == seen and run.events == seen
+    assert abs(session.event_log.bytes - logged_json_bytes(seen)) <= 0.2 * logged_json_bytes(seen)
+
+
+def test_plain_deltas_are_kept_where_the_garbage_collector_does_not_walk():
+    log = EventLog()
+    log.extend([TextMessageContentEvent(message_id="m1", delta=f"tok{i} ") for i in range(1_000)])
+    log.extend([TextMessageContentEvent(message_id="m1", delta="raw", raw_event={"chunk": 1})])
+    gc.collect()
+    records = list(log._records)
+    assert sum(gc.is_tracked(record) for record in records) == 1, "only the delta with more than an id and a delta"
+    assert log.events()[0] == TextMessageContentEvent(message_id="m1", delta="tok0 ")
+    assert log.events()[-1].raw_event == {"chunk": 1}
 
 
 async def test_finished_turns_leave_nothing_behind_in_the_chat():

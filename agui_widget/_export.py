@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._transport import soon
+
 if TYPE_CHECKING:
     from ._session import Session
 
@@ -251,10 +253,7 @@ class ExportMixin:
         session = self._session
         if not self._saved_output_stale or session.active is not None or session.queue or self._saved_output_handle is not None:
             return
-        try:
-            self._saved_output_handle = asyncio.get_running_loop().call_soon(self._rewrite_saved_output)
-        except RuntimeError:
-            self._rewrite_saved_output()
+        self._saved_output_handle = soon(self._rewrite_saved_output)
 
     def _rewrite_saved_output(self) -> None:
         self._saved_output_handle = None

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from . import _wire
 from ._session import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
+from ._transport import soon
 from .adapters import as_agent
 
 if TYPE_CHECKING:
@@ -180,10 +181,7 @@ class ThreadsMixin:
         self._dirty = True
         if not self._persist or self._session.active is not None or self._save_handle is not None:
             return
-        try:
-            self._save_handle = asyncio.get_running_loop().call_soon(self._save_quietly)
-        except RuntimeError:
-            self._save_quietly()
+        self._save_handle = soon(self._save_quietly)
 
     def _turn_may_have_ended(self) -> None:
         if self._dirty and self._persist and self._session.active is None and not self._session.queue:

@@ -32,6 +32,16 @@ _MERGEABLE: dict[str, str] = {
 }
 
 
+def soon(callback: Callable[[], None]) -> asyncio.Handle | None:
+    """Run ``callback`` on the running loop once the current burst of work is over, or at once
+    (returning None) when no loop runs, as in a plain script."""
+    try:
+        return asyncio.get_running_loop().call_soon(callback)
+    except RuntimeError:
+        callback()
+        return None
+
+
 class BatchingTransport:
     """Sends view-bound messages through ``send``, batching AG-UI events per ``window``."""
 

@@ -112,11 +112,6 @@ class EventLog:
         start = max(0, len(records) - count)
         return [revive(records[index]) for index in range(start, len(records))]
 
-    def clear(self) -> None:
-        self._records.clear()
-        self._sizes.clear()
-        self.bytes = 0
-
     def __len__(self) -> int:
         return len(self._records)
 

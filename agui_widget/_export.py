@@ -119,7 +119,8 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
             lines.append(f"*[{part.get('type')}]*")
     for call in message.get("toolCalls") or ():
         function = call.get("function") or {}
-        lines += ["", f"*Calls `{function.get('name')}`:*", "", *_fenced(_pretty_arguments(function.get("arguments")), "json")]
+        name = _one_line(str(function.get("name"))).replace("`", "'")
+        lines += ["", f"*Calls `{name}`:*", "", *_fenced(_pretty_arguments(function.get("arguments")), "json")]
     if isinstance(meta, dict) and meta.get("refused"):
         lines += ["", f"> Not sent: {_one_line(str(meta['refused']))}"]
     if isinstance(meta, dict) and meta.get("stopped"):
@@ -127,22 +128,58 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
     return lines
 
 
-_CODE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n.*?^\1[ \t]*$|(`+)[^`]*?\2", re.MULTILINE | re.DOTALL)
+_ZWSP = "\u200b"
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+_INFO = re.compile(r"[A-Za-z0-9_+#.-]{1,30}")
+_SCHEME = re.compile(r"(?i)\b(javascript|vbscript|data)(\s*):")
 
 
 def escape_html(text: str) -> str:
-    """Markdown with raw HTML made inert outside code (``<`` becomes ``&lt;``).
+    """An agent's Markdown made inert for viewers that render HTML in Markdown outputs.
 
-    Viewers render text/markdown outputs with HTML enabled, and an agent's text is not trusted.
+    The kept conversation is a trusted output in JupyterLab (no sanitizer), so nothing in it may
+    become markup, whatever a Markdown parser makes of the text. Fenced code blocks are written
+    again with a fence of our own (longer than any backtick run inside, at the margin, between
+    blank lines), so their text stays literal. Everywhere else ``<`` and ``&`` are followed by an
+    invisible zero-width space, so no tag, autolink or character reference can start, and
+    ``javascript:``, ``vbscript:`` and ``data:`` lose their scheme the same way.
     """
+    lines = text.split("\n")
     out: list[str] = []
-    last = 0
-    for match in _CODE.finditer(text):
-        out.append(text[last : match.start()].replace("<", "&lt;"))
-        out.append(match.group(0))
-        last = match.end()
-    out.append(text[last:].replace("<", "&lt;"))
-    return "".join(out)
+    prose: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            joined = "\n".join(prose).replace("&", "&" + _ZWSP).replace("<", "<" + _ZWSP)
+            out.append(_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{_ZWSP}:", joined))
+            prose.clear()
+
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.match(lines[index])
+        closing = _closing_fence(lines, index, opening) if opening else None
+        if opening is None or closing is None:
+            prose.append(lines[index])
+            index += 1
+            continue
+        flush()
+        info = _INFO.match(opening.group(2).strip())
+        out.append("\n" + "\n".join(_fenced("\n".join(lines[index + 1 : closing]), info.group(0) if info else "")) + "\n")
+        index = closing + 1
+    flush()
+    return "\n".join(out)
+
+
+def _closing_fence(lines: list[str], start: int, opening: re.Match[str]) -> int | None:
+    """The line that closes the fenced code block opened at ``start``, or None when none does."""
+    fence = opening.group(1)
+    if fence[0] == "`" and "`" in opening.group(2):
+        return None  # not a fence: a backtick fence's info string has no backticks
+    closing = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
+    for index in range(start + 1, len(lines)):
+        if closing.match(lines[index]):
+            return index
+    return None
 
 
 def _fenced(text: str, language: str = "") -> list[str]:
@@ -176,7 +213,7 @@ def _json(value: Any) -> str:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split()).replace("<", "&lt;")
+    return escape_html(" ".join(text.split()))
 
 
 MARKDOWN_LIMIT = 200_000

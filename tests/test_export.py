@@ -62,8 +62,9 @@ async def test_a_refused_message_is_marked_in_the_markdown():
 
 
 def test_html_in_messages_is_inert_in_the_markdown_but_code_is_kept():
-    text = 'Hi <img src=x onerror="alert(1)"> and `a<b` and\n\n```html\n<b>bold</b>\n```\n'
+    text = 'Hi <img src=x onerror="alert(1)"> and [a](javascript:go()) and\n\n```html\n<b>bold</b>\n```\n'
     chat = AgentChat(echo, messages=[{"id": "a", "role": "assistant", "content": text}])
     markdown = chat.to_markdown()
-    assert "<img" not in markdown and "&lt;img src=x" in markdown
-    assert "`a<b`" in markdown and "```html\n<b>bold</b>\n```" in markdown
+    assert "<img" not in markdown and "<\u200bimg src=x" in markdown  # shown as typed, never a tag
+    assert "javascript:" not in markdown and "javascript\u200b:" in markdown
+    assert "\n```html\n<b>bold</b>\n```\n" in markdown  # code stays literal, as a fence of its own

@@ -6,13 +6,16 @@ JupyterLab, in the saved file and in nbconvert's HTML."""
 from __future__ import annotations
 
 import asyncio
+import json
+from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 import IPython.display
 import pytest
 
 from agui_widget import AgentChat
-from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE
+from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE, to_markdown
 
 from .support import until
 
@@ -151,7 +154,7 @@ def test_html_in_the_conversation_cannot_end_the_kept_block(outputs: Outputs):
     chat = AgentChat(echo, messages=[{"id": "a1", "role": "assistant", "content": "</div><script>alert(1)</script> done"}])
     chat._ipython_display_()
     markdown = outputs.shown[1][0]["text/markdown"]
-    assert markdown.count("</div>") == 1 and "<script>" not in markdown and "&lt;/div>&lt;script>" in markdown
+    assert markdown.count("</div>") == 1 and "<script>" not in markdown and "<\u200b/div><\u200bscript>" in markdown
 
 
 async def test_a_failing_display_update_is_logged_and_the_chat_goes_on(outputs: Outputs, monkeypatch: pytest.MonkeyPatch, caplog):
@@ -165,3 +168,56 @@ async def test_a_failing_display_update_is_logged_and_the_chat_goes_on(outputs: 
     await settled()
     assert "was not updated" in caplog.text and chat.messages[-1]["content"] == "echo: hello"
     await until(lambda: chat.status == "idle")
+
+
+XSS_PAYLOADS: list[str] = json.loads((Path(__file__).resolve().parent.parent / "js" / "test" / "xss-payloads.json").read_text("utf-8"))
+SAFE_TAGS = {"details", "summary", "p", "strong", "em", "code", "pre", "a", "img", "ul", "ol", "li", "blockquote", "hr", "br", "del", "s",
+             "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td"}
+
+
+class _Markup(HTMLParser):
+    """What a rendered page would hold that could run: unexpected tags, handlers, script URLs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.problems: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag not in SAFE_TAGS:
+            self.problems.append(f"<{tag}>")
+        for name, value in attrs:
+            url = "".join((value or "").split()).lower()
+            if name.startswith("on") or url.startswith(("javascript:", "vbscript:", "data:")):
+                self.problems.append(f"<{tag} {name}={value!r}>")
+
+
+def markup_problems(html: str) -> list[str]:
+    parser = _Markup()
+    parser.feed(html)
+    return parser.problems
+
+
+@pytest.mark.parametrize("renderer", ["markdown-it (CommonMark, HTML on)", "mistune (nbconvert's)"])
+def test_no_script_payload_becomes_markup_in_the_kept_conversation(renderer: str):
+    import markdown_it
+    import mistune
+
+    render = (
+        markdown_it.MarkdownIt("commonmark", {"html": True}).render
+        if renderer.startswith("markdown-it")
+        else mistune.create_markdown(escape=False, plugins=["strikethrough", "table", "url"])
+    )
+    one_each = [{"id": f"a{i}", "role": "assistant", "content": p} for i, p in enumerate(XSS_PAYLOADS)]
+    all_in_one = {"id": "all", "role": "assistant", "content": "\n".join(XSS_PAYLOADS)}
+    calls = [
+        {"id": f"t{i}", "role": "assistant", "content": "",
+         "toolCalls": [{"id": f"c{i}", "type": "function", "function": {"name": p, "arguments": p}}]}
+        for i, p in enumerate(XSS_PAYLOADS)
+    ]
+    results = [{"id": f"r{i}", "role": "tool", "toolCallId": f"c{i}", "content": p} for i, p in enumerate(XSS_PAYLOADS)]
+    user = {"id": "u", "role": "user", "content": " ".join(XSS_PAYLOADS), "name": XSS_PAYLOADS[0]}
+    state = {p: p for p in XSS_PAYLOADS}
+    markdown = to_markdown([*one_each, all_in_one, *calls, *results, user], title=XSS_PAYLOADS[-1], state=state)
+    assert len(XSS_PAYLOADS) >= 30
+    assert markup_problems(render(markdown)) == []
+    assert "```html" in markdown, "fenced code keeps its language"

@@ -127,19 +127,22 @@ def _fresh_cost(make):
 
 
 def _event_log_cost(log):
-    """Traced bytes the event log frees when emptied (what it alone holds), then restored.
+    """Traced bytes the event log (an ``EventLog``) frees when emptied, then restored.
 
-    The events wait in a pickle meanwhile, whose own size is taken off; restored events share no
+    Its records wait in a pickle meanwhile, whose own size is taken off; restored records share no
     string with the transcript any more, so the next sample counts those strings to the log too.
     """
     gc.collect()
     with_log = tracemalloc.get_traced_memory()[0]
-    kept = pickle.dumps(list(log), protocol=pickle.HIGHEST_PROTOCOL)
-    log.clear()
+    kept = pickle.dumps((list(log._records), list(log._sizes)), protocol=pickle.HIGHEST_PROTOCOL)
+    log._records.clear()
+    log._sizes.clear()
     gc.collect()
     without_log = tracemalloc.get_traced_memory()[0] - sys.getsizeof(kept)
-    log.extend(pickle.loads(kept))
-    del kept
+    records, sizes = pickle.loads(kept)
+    log._records.extend(records)
+    log._sizes.extend(sizes)
+    del kept, records, sizes
     return with_log - without_log
 
 
@@ -158,7 +161,7 @@ def sample(chat, turns):
         "transcript_cost": _fresh_cost(lambda: json.loads(text)),
         "events": len(sizes),
         "events_json": sum(sizes),
-        "event_cost": _event_log_cost(chat._session.events),
+        "event_cost": _event_log_cost(chat._session.event_log),
     }
     gc.collect()
     return result

@@ -115,23 +115,34 @@ _DELTA_EVENTS = {
 _PLAIN_DELTA_FIELDS = {"type", "delta", "message_id", "tool_call_id"}
 
 
-def plain_delta(event: BaseEvent) -> tuple[str, str, str, str] | None:
+_WIRE_DELTA_FIELDS = _PLAIN_DELTA_FIELDS | {"raw_event"}
+
+
+def plain_delta(event: BaseEvent, allowed: set[str] = _PLAIN_DELTA_FIELDS) -> tuple[str, str, str, str] | None:
     """``(type, id key, id, delta)`` when ``event`` is a plain delta: a content or arguments event
-    with only its id and its delta set (most of a stream); None for any other event."""
+    with only its id and its delta set (most of a stream), or only ``allowed`` fields; else None."""
     hot = _DELTA_EVENTS.get(event.type)
-    if hot is None or event.__pydantic_extra__ or not event.__pydantic_fields_set__ <= _PLAIN_DELTA_FIELDS:
+    if hot is None or event.__pydantic_extra__ or not event.__pydantic_fields_set__ <= allowed:
         return None
     name, key, attribute = hot
     return name, key, getattr(event, attribute), event.delta  # type: ignore[attr-defined]
 
 
 def event_to_wire(event: BaseEvent) -> dict[str, Any]:
-    """An event as camelCase JSON. Plain deltas (most of a stream) skip the generic serializer."""
-    plain = plain_delta(event)
+    """An event as camelCase JSON for the views. Plain deltas (most of a stream) skip the generic
+    serializer.
+
+    A framework's raw payloads stay in the kernel (``chat.events`` keeps them): ``rawEvent`` is
+    left out, and so is a RAW event's ``event``. Some agents attach one to every token (a kilobyte
+    and more, with their graph's state), which would make the wire hundreds of times the text and
+    keep the deltas from being merged.
+    """
+    plain = plain_delta(event, _WIRE_DELTA_FIELDS)
     if plain is not None:
         name, key, ident, delta = plain
         return {"type": name, key: ident, "delta": delta}
-    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    dropped = {"raw_event", "event"} if event.type == EventType.RAW else {"raw_event"}
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=dropped)
 
 
 def snapshot_message(view_id: str | None, messages: list[dict], state: Any, events: list[dict]) -> dict[str, Any]:

@@ -17,6 +17,9 @@ class Captured(AgentChat):
     def view_says(self, payload: dict[str, Any]) -> None:
         self._on_view_message(self, payload, [])
 
+    def kinds(self) -> list[str]:
+        return [m["kind"] for m in self.__dict__.get("sent", [])]
+
     def of_kind(self, kind: str) -> list[dict[str, Any]]:
         return [m for m in self.__dict__.get("sent", []) if m["kind"] == kind]
 

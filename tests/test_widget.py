@@ -9,25 +9,19 @@ import time
 
 import pytest
 import traitlets
+from ag_ui.core import (
+    RawEvent,
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
 
 from agui_widget import AgentChat, DemoAgent, FrontendTool, js_tool
 from agui_widget.adapters import AgentAdapter, EventStream
 
-
-class Captured(AgentChat):
-    """An AgentChat whose view-bound messages are kept for inspection instead of sent."""
-
-    def _send_custom(self, message):
-        self.__dict__.setdefault("sent", []).append(json.loads(json.dumps(message)))
-
-    def view_says(self, payload):
-        self._on_view_message(self, payload, [])
-
-    def kinds(self):
-        return [m["kind"] for m in self.__dict__.get("sent", [])]
-
-    def of_kind(self, kind):
-        return [m for m in self.__dict__.get("sent", []) if m["kind"] == kind]
+from .genui_support import Captured
 
 
 class Tokens(AgentAdapter):
@@ -282,3 +276,32 @@ async def test_regenerate_resends_every_part_of_the_user_message():
     assert seen[0] == seen[1] == parts
     assert [m["role"] for m in chat.messages] == ["user", "assistant"]
     assert chat.messages[0]["content"] == parts
+
+
+class RawPayloadAgent:
+    """Attaches its framework's payload to every event, and sends RAW events, as some AG-UI
+    integrations do (a kilobyte and more per token)."""
+
+    PAYLOAD = {"chunk": "x" * 2_000, "graph_state": {"messages": ["..."] * 50}}
+
+    async def run(self, input):
+        raw = self.PAYLOAD
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id, raw_event=raw)
+        yield RawEvent(event=raw, source="framework")
+        yield TextMessageStartEvent(message_id="m1", role="assistant", raw_event=raw)
+        for word in ("one ", "two ", "three"):
+            yield TextMessageContentEvent(message_id="m1", delta=word, raw_event=raw)
+        yield TextMessageEndEvent(message_id="m1", raw_event=raw)
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+
+
+async def test_raw_payloads_stay_in_the_kernel_and_deltas_still_merge():
+    chat = Captured(RawPayloadAgent())
+    await chat.send("go")
+    wire = chat.wire_events()
+    assert "rawEvent" not in json.dumps(wire) and "graph_state" not in json.dumps(wire)
+    assert [e for e in wire if e["type"] == "RAW"] == [{"type": "RAW", "source": "framework"}]
+    assert [e["delta"] for e in wire if e["type"] == "TEXT_MESSAGE_CONTENT"] == ["one two three"]
+    kept = chat.events
+    assert sum(e.raw_event == RawPayloadAgent.PAYLOAD for e in kept) == 6, "chat.events keeps every payload"
+    assert chat.messages[-1]["content"] == "one two three"

@@ -98,7 +98,24 @@ def tool_name_of(obj: Any, known: Callable[[str], bool]) -> str | None:
     return request if isinstance(request, str) and known(request) else None
 
 
-class ToolJsonFilter:
+class _HeldSpace:
+    """Text shown a piece at a time, its trailing whitespace held until more text follows (so a
+    reply does not end in the gap a dropped tool call left)."""
+
+    _space = ""
+
+    def _show(self, out: list[str], text: str) -> None:
+        """Show ``text``, holding its trailing whitespace until more text follows."""
+        if not text:
+            return
+        text = self._space + text
+        body = text.rstrip(" \t\r\n")
+        self._space = text[len(body) :]
+        if body:
+            out.append(body)
+
+
+class ToolJsonFilter(_HeldSpace):
     """Streams a reply's text while holding back what may be tool JSON.
 
     ``feed(token)`` returns the text that is safe to show now; ``finish()`` returns the rest at the
@@ -151,16 +168,6 @@ class ToolJsonFilter:
         if final:
             self._space = ""  # a reply does not end in whitespace (nor in the gap a tool call left)
         return "".join(out)
-
-    def _show(self, out: list[str], text: str) -> None:
-        """Show ``text``, holding its trailing whitespace until more text follows."""
-        if not text:
-            return
-        text = self._space + text
-        body = text.rstrip(" \t\r\n")
-        self._space = text[len(body) :]
-        if body:
-            out.append(body)
 
     def _decide(self, text: str, final: bool) -> tuple[str, int] | None:
         """('tool', n) to drop ``text[:n]``, ('text', n) to release it, None to wait for more."""
@@ -230,7 +237,7 @@ def _skip_space(text: str, index: int) -> int:
     return index
 
 
-class ToolXmlFilter:
+class ToolXmlFilter(_HeldSpace):
     """Streams a reply's text while holding back what may be a Langroid XML tool call.
 
     Text passes through as it arrives; from an opening ``<tool>`` (the tools' root tag) to its
@@ -313,13 +320,3 @@ class ToolXmlFilter:
             if any(opening.startswith(tail) for opening, _ in self._tags):
                 return length
         return 0
-
-    def _show(self, out: list[str], text: str) -> None:
-        """Show ``text``, holding its trailing whitespace until more text follows."""
-        if not text:
-            return
-        text = self._space + text
-        body = text.rstrip(" \t\r\n")
-        self._space = text[len(body) :]
-        if body:
-            out.append(body)

@@ -43,17 +43,18 @@ _RELAXED_KEYS: dict[str, frozenset[str]] = {
 _LANE = "typescript"
 
 
+CORPUS = Path(__file__).resolve().parent / "agui_conformance"
+"""The corpus, vendored with its licence and provenance (agui_conformance/SOURCE.md)."""
+
+
 def _corpus_dir() -> Path:
-    here = Path(__file__).resolve().parents[1].parent / "shared" / "agui-conformance"
-    if here.is_dir():
-        return here
+    """The vendored corpus, or the folder ``AGUI_CONFORMANCE_DIR`` names (to try a newer one)."""
     configured = os.environ.get("AGUI_CONFORMANCE_DIR")
-    if configured and Path(configured).is_dir():
+    if configured:
+        if not (Path(configured) / "streams").is_dir():
+            pytest.fail(f"AGUI_CONFORMANCE_DIR={configured!r} holds no streams/ folder of fixtures")
         return Path(configured)
-    pytest.fail(
-        f"The AG-UI conformance corpus is missing: looked for {here} and $AGUI_CONFORMANCE_DIR "
-        f"({configured!r}). Point AGUI_CONFORMANCE_DIR at the folder holding streams/ and MANIFEST.txt."
-    )
+    return CORPUS
 
 
 def _fixture_names() -> list[str]:

@@ -1,7 +1,7 @@
-// The mirror against the AG-UI conformance corpus (shared/agui-conformance beside the repo, or
-// AGUI_CONFORMANCE_DIR): every fixture the kernel could deliver as-is (a stream the client
+// The mirror against the AG-UI conformance corpus (vendored in tests/agui_conformance, or the
+// folder AGUI_CONFORMANCE_DIR names): every fixture the kernel could deliver as-is (a stream the client
 // consumes, after chunk expansion, with no era shims) must assemble the messages and state the
-// fixture expects. Skipped when the corpus is not there.
+// fixture expects.
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -11,7 +11,9 @@ import { isKnownEventType } from "../src/wire";
 import { captureWarnings } from "./helpers";
 
 const root = process.env.AGUI_JS_ROOT ?? process.cwd();
-const corpus = process.env.AGUI_CONFORMANCE_DIR ?? resolve(root, "..", "..", "shared", "agui-conformance", "streams");
+const corpus = process.env.AGUI_CONFORMANCE_DIR
+  ? join(process.env.AGUI_CONFORMANCE_DIR, "streams")
+  : resolve(root, "..", "tests", "agui_conformance", "streams");
 
 type Fixture = {
   name: string;
@@ -56,7 +58,7 @@ function subset(actual: unknown, expected: unknown, where: string): void {
 const files = existsSync(corpus) ? readdirSync(corpus).filter((f) => f.endsWith(".json")).sort() : [];
 
 describe("AG-UI conformance corpus, through the mirror", () => {
-  it("finds the corpus (shared/agui-conformance beside the repository, or AGUI_CONFORMANCE_DIR)", () => {
+  it("finds the corpus (tests/agui_conformance, or AGUI_CONFORMANCE_DIR)", () => {
     assert.ok(files.length > 0, `no conformance fixtures at ${corpus}`);
   });
   let held = 0;

@@ -44,6 +44,7 @@ from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._tools import FrontendTool
+from ._unicode import has_surrogate, lone_surrogate_path
 from ._verify import ProtocolError
 from .adapters import Agent
 
@@ -61,6 +62,13 @@ in the transcript for the user to see and is never sent to the agent."""
 
 CANCELLED_TOOL_RESULT = "Cancelled: the run was stopped before this tool call was answered."
 
+STOP_GRACE = 2.0
+"""Seconds a stopped agent gets to unwind (its cleanup may await) before the turn ends without it.
+
+The stop itself is closed at once on the consumer side (views see the run end); the turn ends,
+and the next queued message starts, when the agent's task is done, so two runs never share an
+agent. An agent that ignores the cancellation for longer is left behind, with a warning."""
+
 _messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 
 
@@ -71,7 +79,9 @@ def new_id(prefix: str) -> str:
 class Run:
     """One user turn: the agent's run and any follow-up runs after frontend tools or approvals.
 
-    Awaitable: ``await chat.send("hi")`` returns this Run once everything is over.
+    Awaitable: ``await chat.send("hi")`` returns this Run once everything is over. Awaiting never
+    hands out the turn's own future: an awaiter that is cancelled (a kernel interrupt, a
+    ``wait_for`` timeout) stops waiting and leaves the turn alone; ``chat.stop()`` ends it.
     """
 
     def __init__(self, text: str, user_message: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
@@ -85,11 +95,14 @@ class Run:
         self.status: RunStatus = "queued"
         self.run_ids: list[str] = []
         self._future: asyncio.Future[Run] = loop.create_future()
+        self._over = False
+        self._stopped = False
+        """Set by a stop: the session has already closed this turn; its task only unwinds."""
 
     @property
     def done(self) -> bool:
         """True once the turn is over (finished, failed or cancelled)."""
-        return self._future.done()
+        return self._over
 
     @property
     def events(self) -> list[BaseEvent]:
@@ -106,10 +119,11 @@ class Run:
         return "\n\n".join("".join(parts) for parts in texts.values())
 
     def __await__(self):  # type: ignore[no-untyped-def]
-        return self._future.__await__()
+        return asyncio.shield(self._future).__await__()
 
     def _finish(self, status: RunStatus) -> None:
         self.status = status
+        self._over = True
         if not self._future.done():
             self._future.set_result(self)
 
@@ -218,7 +232,9 @@ class Session:
         self._task: asyncio.Task[None] | None = None
         self._waiting = _Waiting()
         self._consumer: EventConsumer | None = None
-        self._clear_when_stopped = False
+        """The streaming run's pipeline (None between runs)."""
+        self._run_input: RunAgentInput | None = None
+        self._start_index = 0
 
     # While a run streams, its consumer holds the live transcript and state; reading them from it
     # (rather than copying them out per event) keeps the per-token path short.
@@ -259,12 +275,20 @@ class Session:
             if not content.strip():
                 raise ValueError("chat.send() needs some text")
             text = content
+            if has_surrogate(text):
+                raise ValueError(
+                    "chat.send() got text holding a lone UTF-16 surrogate (half of an emoji's pair), "
+                    "which cannot be sent to an agent or a view"
+                )
         else:
             parts = UserMessage(id="check", content=content).model_dump(mode="json", by_alias=True, exclude_none=True)
             content = parts["content"]
             text = " ".join(p["text"] for p in content if p.get("type") == "text")
             if not content:
                 raise ValueError("chat.send() needs some content")
+            where = lone_surrogate_path(content)
+            if where is not None:
+                raise ValueError(f"chat.send() got content holding a lone UTF-16 surrogate at {where}")
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
@@ -279,9 +303,16 @@ class Session:
         return run
 
     def stop(self) -> None:
-        """Cancel the active turn; what it produced so far stays, closed and marked as stopped."""
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        """End the active turn now; what it produced so far stays, closed and marked as stopped.
+
+        The session closes the run itself (open messages and tool calls ended, RUN_FINISHED with
+        a cancelled outcome, every unanswered tool call answered as cancelled) and cancels the
+        agent's task without waiting for it, so an agent that ignores the cancellation cannot keep
+        the chat busy. Queued messages run next.
+        """
+        run = self.active
+        if run is not None and not run.done:
+            self._stop_turn(run)
 
     def respond(self, id: str, result: Any = None) -> None:
         """Answer a pending frontend tool call (or an interrupt, approving with ``result``)."""
@@ -292,11 +323,10 @@ class Session:
         if item.kind == "interrupt":
             self.resume(id, result)
             return
+        content = _answer_text(f"the result for tool call {id!r}", result)  # refused whole, before anything changes
         item.answered = True
         item.answer = result
-        self._append_messages(
-            [{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": to_json_text(result)}]
-        )
+        self._append_messages([{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": content}])
         self._after_answer()
 
     def resume(self, interrupt_id: str, payload: Any = None, status: Literal["resolved", "cancelled"] = "resolved") -> None:
@@ -305,6 +335,7 @@ class Session:
         if item is None or item.kind != "interrupt" or item.answered:
             pending = [p.id for p in self._waiting.items.values() if p.kind == "interrupt" and not p.answered]
             raise KeyError(f"no pending interrupt has id {interrupt_id!r}; pending: {pending or 'nothing'}")
+        _answer_text(f"the answer to interrupt {interrupt_id!r}", payload)  # the next RunAgentInput must hold it
         item.answered = True
         item.answer = ResumeEntry(interrupt_id=interrupt_id, status=status, payload=payload)
         self._after_answer()
@@ -344,11 +375,7 @@ class Session:
     def clear(self) -> None:
         """Forget the conversation (stops an active run first); the state stays."""
         self.queue.clear()
-        if self.active is not None:
-            self._clear_when_stopped = True
-            self.stop()
-            return
-        self._clear_when_stopped = False
+        self.stop()
         self.messages = []
         self.error = ""
         self.listener.session_messages(0)
@@ -396,13 +423,15 @@ class Session:
         self._task.add_done_callback(lambda task: self._task_done(run, task))
 
     async def _drive(self, run: Run) -> None:
+        """The turn: its runs, and the waits for answers between them. Once a stop has closed the
+        turn (``run._stopped``), this only unwinds: it touches the session no more."""
         final: RunStatus = "finished"
         resume: list[ResumeEntry] | None = None
         try:
             if self.guard is not None and await self._refused(run):
                 final = "refused"
                 return
-            while True:
+            while not run._stopped:
                 ended = await self._one_run(run, resume)
                 resume = None
                 if ended == "cancelled":
@@ -419,37 +448,105 @@ class Session:
                     resume = answers or None
                     continue
                 break
+        except asyncio.CancelledError:
+            _uncancel()
+            if not run._stopped:  # cancelled by someone else than stop() (the loop closing)
+                self._stop_turn(run)
         except Exception as exc:  # a bug of ours must still end the turn cleanly
+            if run._stopped:
+                return
             log.exception("agui-widget: the run loop failed")
             message, code = describe_exception(exc)
             run.error = message
             final = "error"
+            if self._consumer is not None:
+                self._end_run(self._consumer, self._start_index)
+            self._answer_dangling_tool_calls()
             self.hooks.error(ErrorInfo(message, code, run, exc))
         finally:
-            self._finish_turn(run, final)
+            if not run._stopped:
+                self._finish_turn(run, final)
+
+    def _stop_turn(self, run: Run) -> None:
+        """Close ``run`` as cancelled from the session's side, whatever its task is doing now.
+
+        The closing events, the stopped marks and the cancelled answers are in at once; the turn
+        ends when the cancelled task has unwound (or after :data:`STOP_GRACE` seconds)."""
+        if run._stopped:
+            return
+        run._stopped = True
+        consumer = self._consumer
+        if consumer is not None:
+            assert self._run_input is not None
+            self._close_as_stopped(run, consumer, self._run_input)
+            self._end_run(consumer, self._start_index)
+        elif not run.run_ids:  # stopped before the agent was asked: the turn still ends as a cancelled run
+            self._record_cancelled_run(run)
+        self._waiting = _Waiting()
+        self._answer_dangling_tool_calls()
+        task = self._task
+        if task is None or task.done():
+            self._finish_turn(run, "cancelled")
+            return
+        if task is not _current_task():  # a stop from inside the run (a hook) unwinds as it returns
+            task.cancel()
+        try:
+            task.get_loop().call_later(STOP_GRACE, self._leave_behind, run, task)
+        except RuntimeError:  # the loop is closed: nothing will unwind
+            self._finish_turn(run, "cancelled")
+
+    def _leave_behind(self, run: Run, task: asyncio.Task[None]) -> None:
+        """The stopped agent is still running after the grace: end the turn without it."""
+        if run.done:
+            return
+        log.warning(
+            "agui-widget: the agent of %s is still running %.0f s after it was stopped (it ignores "
+            "cancellation); the chat goes on without it",
+            run.id,
+            STOP_GRACE,
+        )
+        self._finish_turn(run, "cancelled")
+
+    def _record_cancelled_run(self, run: Run) -> None:
+        """RUN_STARTED and RUN_FINISHED (cancelled) for a turn stopped before its run began."""
+        run_id = new_id("run")
+        run.run_ids.append(run_id)
+        consumer = EventConsumer(self._messages, self._state)
+        self._consume_closing(
+            run,
+            consumer,
+            [
+                RunStartedEvent(thread_id=self.thread_id, run_id=run_id, protocol_version=PROTOCOL_VERSION),
+                RunFinishedEvent(thread_id=self.thread_id, run_id=run_id, outcome=RunFinishedCancelledOutcome()),
+            ],
+        )
 
     def _finish_turn(self, run: Run, final: RunStatus) -> None:
         if run.done:
             return
         self.active = None
         self._task = None
+        self._run_input = None
         self.run_id = ""
         self.status = "error" if final == "error" else "idle"
         self.error = run.error or ""
         run._finish(final)
         self._changed_status()
         self.hooks.run_end(run)
-        if self._clear_when_stopped:
-            self.clear()
         try:
             self._start_next()
         except RuntimeError:  # the loop is closing
             pass
 
     def _task_done(self, run: Run, task: asyncio.Task[None]) -> None:
-        """A task cancelled before it ever ran skips its own cleanup: do it here."""
-        if task.cancelled():
+        """A stopped turn ends when its task has unwound; a task cancelled before it ever ran
+        skips its own cleanup, so it is done here."""
+        if run.done or self.active is not run:
+            return
+        if run._stopped:
             self._finish_turn(run, "cancelled")
+        elif task.cancelled():
+            self._stop_turn(run)
 
     async def _one_run(self, run: Run, resume: list[ResumeEntry] | None) -> Literal["done", "wait", "error", "cancelled"]:
         """One AG-UI run: stream the agent's events through the pipeline into the transcript."""
@@ -472,45 +569,58 @@ class Session:
         consumer = EventConsumer(self._messages, self._state)  # it logs its own warnings
         consumer.reset_changes()
         self._consumer = consumer
-        start_index = len(self.messages)
+        self._run_input = run_input
+        self._start_index = start_index = len(self.messages)
         stream: AsyncIterator[BaseEvent] | None = None
         try:
             stream = self.agent.run(run_input)
             async for event in stream:
+                if run._stopped:
+                    log.warning("agui-widget: the agent went on after it was stopped (it ignored the cancellation); what it sends now is dropped")
+                    break
                 self._deliver(run, consumer.consume(event))
-                if consumer.last_run_finished is not None or consumer.last_run_error is not None:
+                if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:
                     break
             else:
-                consumer.end_of_stream()
-                if consumer.last_run_finished is None and consumer.last_run_error is None:
-                    raise ProtocolError("the agent's event stream ended before any run started (no RUN_STARTED)")
+                if not run._stopped:
+                    consumer.end_of_stream()
+                    if consumer.last_run_finished is None and consumer.last_run_error is None:
+                        raise ProtocolError("the agent's event stream ended before any run started (no RUN_STARTED)")
         except asyncio.CancelledError:
             _uncancel()
-            self._close_as_stopped(run, consumer, run_input)
-            self._close_stream(stream)
-            self._end_run(consumer, start_index)
-            self._answer_dangling_tool_calls(consumer)
+            if not run._stopped:  # cancelled from outside the session: close it as a stop would
+                self._stop_turn(run)
+            await self._unwind(stream)
             return "cancelled"
         except ProtocolError as exc:
+            if run._stopped:
+                await self._unwind(stream)
+                return "cancelled"
+            self._close_stream(stream)
             self._deliver(run, exc.delivered)
             self._close_with_error(run, consumer, f"The agent broke the AG-UI protocol: {exc}", "protocol_error", exc)
-            self._close_stream(stream)
             self._end_run(consumer, start_index)
-            self._answer_dangling_tool_calls(consumer)
+            self._answer_dangling_tool_calls()
             return "error"
         except Exception as exc:
+            if run._stopped:
+                await self._unwind(stream)
+                return "cancelled"
+            self._close_stream(stream)
             message, code = describe_exception(exc)
             self._close_with_error(run, consumer, message, code, exc)
-            self._close_stream(stream)
             self._end_run(consumer, start_index)
-            self._answer_dangling_tool_calls(consumer)
+            self._answer_dangling_tool_calls()
             return "error"
+        if run._stopped:
+            await self._unwind(stream)
+            return "cancelled"
         self._close_stream(stream)
         self._end_run(consumer, start_index)
         if consumer.last_run_error is not None:
             run.error = consumer.last_run_error.message or "the run failed"
             self.hooks.error(ErrorInfo(run.error, consumer.last_run_error.code or "agent_error", run))
-            self._answer_dangling_tool_calls(consumer)
+            self._answer_dangling_tool_calls()
             return "error"
         return "wait" if self._collect_pending(consumer) else "done"
 
@@ -552,7 +662,7 @@ class Session:
         """Ask the input guard about the turn's message; a refused one is marked and not sent."""
         assert self.guard is not None
         reason = await check_guard(self.guard, run.user_message["content"])
-        if reason is None:
+        if reason is None or run._stopped:
             return False
         run.refused = reason
         for index in range(len(self.messages) - 1, -1, -1):
@@ -576,20 +686,41 @@ class Session:
                 log.warning("agui-widget: could not close the run cleanly at %s", event.type)
                 self._deliver(run, [event])
 
-    def _answer_dangling_tool_calls(self, consumer: EventConsumer) -> None:
-        """A stopped or failed run leaves no tool call without a result in the history."""
-        self._cancel_tool_calls(consumer.pending_tool_call_ids())
-
-    def _cancel_tool_calls(self, call_ids: Sequence[str]) -> None:
-        """Answer each call that has no result yet as cancelled (no dangling call in the history)."""
-        self._append_messages(
-            [
-                {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
-                for call_id in dict.fromkeys(call_ids)
-                if not _has_result(self.messages, call_id)
-            ],
-            notify_status=False,
-        )
+    def _answer_dangling_tool_calls(self) -> None:
+        """After a stop or a failure: answer every tool call left without a result as cancelled,
+        right after the message that made it, so the history the next run sends to a model (which
+        OpenAI-style APIs check) never holds a dangling call."""
+        messages = self.messages
+        answered = {m.get("toolCallId") for m in messages if m.get("role") == "tool"}
+        repaired: list[dict[str, Any]] = []
+        first: int | None = None
+        index, count = 0, len(messages)
+        while index < count:
+            message = messages[index]
+            repaired.append(message)
+            index += 1
+            if message.get("role") != "assistant":
+                continue
+            calls = [
+                call["id"]
+                for call in message.get("toolCalls") or ()
+                if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"] not in answered
+            ]
+            if not calls:
+                continue
+            while index < count and messages[index].get("role") == "tool":  # results already there come first
+                repaired.append(messages[index])
+                index += 1
+            if first is None:
+                first = len(repaired)
+            for call_id in dict.fromkeys(calls):
+                answered.add(call_id)
+                repaired.append(
+                    {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
+                )
+        if first is not None:
+            self.messages = repaired
+            self.listener.session_messages(first)
 
     def _close_stream(self, stream: AsyncIterator[BaseEvent] | None) -> None:
         """Let the adapter's generator run its cleanup without holding up the session."""
@@ -604,6 +735,17 @@ class Session:
                 log.debug("agui-widget: the agent's stream did not close cleanly", exc_info=True)
 
         asyncio.get_running_loop().create_task(close())
+
+    async def _unwind(self, stream: AsyncIterator[BaseEvent] | None) -> None:
+        """After a stop: let the agent's generator run its cleanup before the turn ends (bounded),
+        so the next run never starts on an agent that is still tidying up."""
+        aclose = getattr(stream, "aclose", None)
+        if aclose is None:
+            return
+        try:
+            await asyncio.wait_for(aclose(), timeout=STOP_GRACE)
+        except (Exception, asyncio.CancelledError):
+            log.debug("agui-widget: the agent's stream did not close cleanly", exc_info=True)
 
     def _end_run(self, consumer: EventConsumer, start_index: int) -> None:
         self._consumer = None
@@ -643,13 +785,10 @@ class Session:
                 await waiting.wake.wait()
         except asyncio.CancelledError:
             _uncancel()
-            call_ids: list[str] = []
-            for item in waiting.items.values():
-                call_id = item.id if item.kind == "tool" else (item.interrupt.tool_call_id if item.interrupt else None)
-                if call_id and not item.answered:
-                    call_ids.append(call_id)
-            self._cancel_tool_calls(call_ids)
-            self._waiting = _Waiting()
+            if not run._stopped:
+                self._stop_turn(run)
+            return None
+        if run._stopped:
             return None
         self._waiting = _Waiting()
         return [p.answer for p in waiting.items.values() if p.kind == "interrupt"]
@@ -705,6 +844,27 @@ def is_refused(message: dict[str, Any]) -> bool:
     """True for a user message the input guard refused (kept for the user, never sent)."""
     metadata = message.get("metadata")
     return isinstance(metadata, dict) and isinstance(metadata.get("agui_widget"), dict) and REFUSED_KEY in metadata["agui_widget"]
+
+
+def _answer_text(what: str, value: Any) -> str:
+    """``value`` as the text a tool message (or resume entry) carries, or ValueError saying why it
+    cannot be sent; checked before anything is marked answered, so a refusal loses nothing."""
+    try:
+        text = to_json_text(value)
+    except RecursionError:
+        raise ValueError(f"{what} is nested too deeply to be sent to the agent; it is still pending") from None
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} cannot be sent to the agent ({exc}); it is still pending") from None
+    if has_surrogate(text):
+        raise ValueError(f"{what} holds a lone UTF-16 surrogate, which cannot be sent; it is still pending")
+    return text
+
+
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no loop runs in this thread
+        return None
 
 
 def _uncancel() -> None:

@@ -300,9 +300,8 @@ class LangChainAgent(AgentAdapter):
     async def _graph_input(self, input: RunAgentInput, config: RunnableConfig) -> Any:
         transcript = to_langchain(input.messages)
         if self._has_checkpointer:
-            snapshot = await self.graph.aget_state(config)
-            stored = snapshot.values.get("messages") if isinstance(snapshot.values, dict) else None
-            messages = new_messages_for(list(stored or ()), transcript) if isinstance(stored, list) else transcript
+            stored = await self._committed_messages(config)
+            messages = new_messages_for(stored, transcript) if stored is not None else transcript
         else:
             messages = transcript
         client_state = input.state if isinstance(input.state, dict) else {}
@@ -316,6 +315,21 @@ class LangChainAgent(AgentAdapter):
         if self._takes_messages:
             graph_input["messages"] = messages
         return graph_input
+
+    async def _committed_messages(self, config: RunnableConfig) -> list[BaseMessage] | None:
+        """The messages new input is applied to: the thread's committed checkpoint.
+
+        ``aget_state`` also shows the writes of tasks that finished in a step a stop cut short
+        (one tool returned, another was still running). LangGraph drops those writes when new
+        input arrives, so the transcript is compared with the checkpoint without them; comparing
+        with them would lose such a tool result, or remove a message the graph does not have.
+        """
+        snapshot = await self.graph.aget_state(config)
+        checkpoint_id = ((snapshot.config or {}).get("configurable") or {}).get("checkpoint_id")
+        if snapshot.tasks and checkpoint_id:  # a step was left unfinished: read it without its tasks' writes
+            snapshot = await self.graph.aget_state(merge_configs(config, {"configurable": {"checkpoint_id": checkpoint_id}}))
+        stored = snapshot.values.get("messages") if isinstance(snapshot.values, dict) else None
+        return list(stored) if isinstance(stored, list) else None
 
     async def _resume_command(self, input: RunAgentInput, config: RunnableConfig) -> Command:
         if not self._has_checkpointer:

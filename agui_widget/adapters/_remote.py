@@ -330,6 +330,12 @@ def _status_advice(status: int) -> tuple[str, str]:
             "expects an older release.",
             "configuration",
         )
+    if status == 413:
+        return (
+            "The request is larger than the server accepts (a long transcript or a big state): start a new thread "
+            "(chat.new_thread()), or raise the server's limit (create_app(max_body_bytes=...), --max-body-bytes).",
+            "configuration",
+        )
     if status == 429:
         return "The server is rate limiting: wait and try again.", "rate_limit"
     if status >= 500:

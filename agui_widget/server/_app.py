@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import anyio
-from ag_ui.core import RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
@@ -21,9 +21,10 @@ from starlette.types import Receive, Scope, Send
 
 from .._consumer import EventConsumer
 from ..adapters import Agent, as_agent
-from ._stream import consumer_for, served_events
+from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit, run_route
+from ._stream import consumer_for, served_chunks
 
-__all__ = ["ServedAgent", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "ServedAgent", "create_app"]
 
 log = logging.getLogger("agui_widget")
 
@@ -73,6 +74,7 @@ def create_app(
     store: Any = None,
     descriptions: Mapping[str, str] | None = None,
     title: str = "agui-widget agents",
+    max_body_bytes: int | None = DEFAULT_MAX_BODY_BYTES,
 ) -> FastAPI:
     """A FastAPI app serving one agent, or several by name, over AG-UI (POST → SSE).
 
@@ -88,7 +90,13 @@ def create_app(
     unless given). ``store``: a thread store (a path for SQLite, or a ``ThreadStore``); each run's
     transcript and state are saved there, and ``GET {path}threads`` / ``{path}threads/{id}`` read
     them back.
+
+    ``max_body_bytes``: the largest run request accepted, 10 MiB by default (the whole transcript
+    travels with every run, so long chats with images grow); a larger body gets HTTP 413 before it
+    is read whole. None lifts the limit (for a gateway in front that enforces its own). A request
+    holding a lone UTF-16 surrogate gets HTTP 422: no reply could ever carry it back.
     """
+    limit = check_body_limit(max_body_bytes)
     served = _served_agents(agent_or_agents, descriptions or {})
     prefix = "/" + path.strip("/")
     base = prefix.rstrip("/")
@@ -127,9 +135,13 @@ def create_app(
         encoder = EventEncoder(accept=request.headers.get("accept"))
         consumer = consumer_for(run_input)
 
-        async def body() -> AsyncIterator[str]:
-            async for event in served_events(entry.agent, run_input, consumer):
-                yield encoder.encode(event)
+        def encode(event: BaseEvent) -> bytes:
+            encoded: str | bytes = encoder.encode(event)
+            return encoded if isinstance(encoded, bytes) else encoded.encode("utf-8")
+
+        async def body() -> AsyncIterator[bytes]:
+            async for chunk in served_chunks(entry.agent, run_input, consumer, encode):
+                yield chunk
             if thread_store is not None:
                 await _save_thread(thread_store, entry.name, run_input, consumer)
 
@@ -145,16 +157,20 @@ def create_app(
             raise HTTPException(404, f"No agent named {name!r}; this server has: {', '.join(served)}.")
         return entry
 
+    runs = APIRouter(route_class=run_route(limit))  # the body is bounded and checked before validation
+
     if len(served) == 1:
         (single,) = served.values()
 
-        @app.post(prefix, summary="Run the agent (AG-UI: RunAgentInput in, an SSE event stream out)")
+        @runs.post(prefix, summary="Run the agent (AG-UI: RunAgentInput in, an SSE event stream out)")
         async def run_single(input: RunAgentInput, request: Request) -> StreamingResponse:
             return run_response(single, input, request)
 
-    @app.post(f"{base}/agents/{{name}}", summary="Run the named agent (AG-UI)")
+    @runs.post(f"{base}/agents/{{name}}", summary="Run the named agent (AG-UI)")
     async def run_named(name: str, input: RunAgentInput, request: Request) -> StreamingResponse:
         return run_response(lookup(name), input, request)
+
+    app.include_router(runs)
 
     @app.get(f"{base}/agents", summary="The agents this server runs")
     async def list_agents() -> dict[str, Any]:

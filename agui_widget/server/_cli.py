@@ -15,6 +15,7 @@ import uvicorn
 from fastapi import FastAPI
 
 from ._app import create_app
+from ._request import DEFAULT_MAX_BODY_BYTES
 
 SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
 """Carries the command's options to worker processes (uvicorn starts each from an import string)."""
@@ -22,7 +23,14 @@ SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
 
 def serve(args: argparse.Namespace) -> int:
     """Build the app (checking every target first) and run uvicorn until interrupted."""
-    spec = {"targets": args.targets, "path": args.path, "cors_origins": args.cors_origin, "store": args.store, "cwd": os.getcwd()}
+    spec = {
+        "targets": args.targets,
+        "path": args.path,
+        "cors_origins": args.cors_origin,
+        "store": args.store,
+        "max_body_bytes": getattr(args, "max_body_bytes", None),
+        "cwd": os.getcwd(),
+    }
     app = app_from_spec(spec)  # fail here, once, with a clear message, before any worker starts
     common: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level}
     if args.workers > 1:
@@ -55,7 +63,22 @@ def app_from_spec(spec: dict[str, Any]) -> FastAPI:
             if not sep or ":" in name:
                 raise SystemExit(f"agui-widget serve: name each of several agents, as NAME=MODULE:ATTR (got {target!r})")
             agents[name] = load_target(reference)
-    return create_app(agents, path=spec.get("path") or "/", cors_origins=spec.get("cors_origins") or (), store=spec.get("store"))
+    return create_app(
+        agents,
+        path=spec.get("path") or "/",
+        cors_origins=spec.get("cors_origins") or (),
+        store=spec.get("store"),
+        max_body_bytes=body_limit(spec.get("max_body_bytes")),
+    )
+
+
+def body_limit(option: int | None) -> int | None:
+    """``--max-body-bytes`` as ``create_app`` takes it: absent is the default, 0 is no limit."""
+    if option is None:
+        return DEFAULT_MAX_BODY_BYTES
+    if option < 0:
+        raise SystemExit(f"agui-widget serve: --max-body-bytes is a number of bytes, 0 for no limit (got {option})")
+    return option or None
 
 
 def load_target(reference: str) -> Any:

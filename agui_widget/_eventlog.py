@@ -51,7 +51,7 @@ def event_json_size(event: BaseEvent) -> int:
     if plain is not None:
         return DELTA_FRAMING + len(plain[3])
     try:
-        return len(event.model_dump_json(by_alias=True, exclude_none=True))
+        return len(event.model_dump_json(by_alias=True))
     except Exception:  # a value JSON cannot hold: its text stands in for it
         return len(repr(event))
 

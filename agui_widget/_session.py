@@ -281,7 +281,7 @@ class Session:
                     "which cannot be sent to an agent or a view"
                 )
         else:
-            parts = UserMessage(id="check", content=content).model_dump(mode="json", by_alias=True, exclude_none=True)
+            parts = UserMessage(id="check", content=content).model_dump(mode="json", by_alias=True)
             content = parts["content"]
             text = " ".join(p["text"] for p in content if p.get("type") == "text")
             if not content:
@@ -816,7 +816,7 @@ class Session:
 def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """AG-UI messages validated (raises ValidationError) and as the camelCase dicts a transcript holds."""
     validated = _messages_adapter.validate_python(list(messages))
-    return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in validated]
+    return [m.model_dump(mode="json", by_alias=True) for m in validated]
 
 
 def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from . import _wire
 from ._assets import read_asset
 from ._export import ExportMixin
+from ._fingerprint import fingerprint
 from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._predict import coerce_rules
@@ -118,6 +119,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
         self._refresh_handle: asyncio.TimerHandle | None = None
+        self._fingerprinted: tuple[Any, int] | None = None
+        self._refused_traits: set[str] = set()
         self._window = batch_window
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
         self._session = Session(
@@ -374,9 +377,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
 
     def session_run_ended(self, start: int) -> None:
         messages = self._session.messages
-        start = min(start, len(messages))
-        tail = [[m.get("id"), m.get("role"), _utf16_length(m.get("content"))] for m in messages[start:]]
-        self._transport.send({"kind": "check", "count": len(messages), "start": start, "tail": tail})
+        self._transport.send(_wire.check_message(messages, min(start, len(messages)), self._state_fingerprint()))
         self._dirty = True
         self._refresh_traits()
         suggested = self._genui.run_ended(messages, self._session.state)
@@ -389,6 +390,14 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
                 with self._sync(), self.hold_sync():
                     self.suggestions = items
                     self.suggestions_after = messages[-1].get("id", "") if messages else ""
+
+    def _state_fingerprint(self) -> int:
+        """The state's fingerprint, computed again only when the state is a new object (the
+        session replaces its state, never changes it in place)."""
+        state = self._session.state
+        if self._fingerprinted is None or self._fingerprinted[0] is not state:
+            self._fingerprinted = (state, fingerprint(state))
+        return self._fingerprinted[1]
 
     def session_status(self) -> None:
         self._transport.flush()
@@ -420,16 +429,33 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         self._handle_view_message(content)
 
     def _handle_view_message(self, content: Any) -> None:
-        request = _wire.parse_request(content)
-        if request is None:
+        try:
+            request = _wire.parse_request(content)
+        except _wire.BadRequest as bad:
+            log.warning("agui-widget: ignored a malformed %s request from a view: %s", bad.kind or "unknown", bad.reason)
+            if bad.kind is not None:  # one of ours, so the person at that view should know
+                self._transport.send(_wire.notice_message("warning", f"{bad.kind}: {bad.reason}"))
             return
         try:
             self._handle(request)
         except (KeyError, ValueError, RuntimeError, TypeError, jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
             log.warning("agui-widget: the view's %r request was refused: %s", request.kind, exc)
             self._transport.send(_wire.notice_message("warning", f"{request.kind}: {exc}"))
-        except Exception:
+        except Exception as exc:
             log.exception("agui-widget: handling the view's %r request failed", request.kind)
+            self._transport.send(_wire.notice_message("error", f"{request.kind}: the kernel could not handle it ({type(exc).__name__})"))
+
+    def set_state(self, sync_data: dict[str, Any]) -> None:
+        """A view writing synced traits. Every synced trait is the kernel's (a view asks through
+        requests, docs/wire.md), so the write is refused and the views get the kernel's values back."""
+        names = [name for name in sync_data if name in self.keys]
+        if not names:
+            return
+        refused = [name for name in names if name not in self._refused_traits]
+        if refused:
+            self._refused_traits.update(refused)
+            log.warning("agui-widget: a view tried to change %s, which the kernel owns; refused", ", ".join(sorted(refused)))
+        self.send_state(key=names)
 
     def _handle(self, request: _wire.Request) -> None:
         session = self._session
@@ -468,12 +494,6 @@ def _running_loop() -> asyncio.AbstractEventLoop | None:
         return asyncio.get_running_loop()
     except RuntimeError:
         return None
-
-
-def _utf16_length(content: Any) -> int:
-    if not isinstance(content, str):
-        return -1
-    return len(content.encode("utf-16-le")) // 2
 
 
 def _last_index(messages: list[dict[str, Any]], role: str) -> int | None:

@@ -22,7 +22,7 @@ VERIFY_SCRIPT = ROOT / "js" / "scripts" / "verify-events.mjs"
 
 
 def wire(events: Sequence[BaseEvent]) -> list[dict]:
-    return [e.model_dump(mode="json", by_alias=True, exclude_none=True) for e in events]
+    return [e.model_dump(mode="json", by_alias=True) for e in events]
 
 
 def official_verdicts(streams: Sequence[Sequence[BaseEvent]]) -> list[str | None]:

@@ -51,7 +51,7 @@ def text_of(events: Sequence[BaseEvent]) -> str:
 
 def patch_of(event: BaseEvent) -> list[dict[str, Any]]:
     """A STATE_DELTA's patch as plain JSON (ag_ui keeps typed operations)."""
-    return event.model_dump(mode="json", by_alias=True, exclude_none=True)["delta"]
+    return event.model_dump(mode="json", by_alias=True)["delta"]
 
 
 def split_runs(events: Sequence[BaseEvent]) -> list[list[BaseEvent]]:

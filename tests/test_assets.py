@@ -40,7 +40,7 @@ def test_an_asset_the_kernel_does_not_offer_is_refused_and_nothing_is_read(name,
     with caplog.at_level(logging.WARNING, logger="agui_widget"):
         chat.view_says({"kind": "asset", "name": name})
     assert chat.of_kind("asset") == []
-    assert "malformed 'asset' request" in caplog.text
+    assert "malformed asset request" in caplog.text
 
 
 def test_read_asset_names_only_the_files_it_offers():

@@ -89,7 +89,7 @@ def assert_every_call_answered_once_right_after_its_message(messages: list[dict[
 
 
 def assert_input_has_no_dangling_call(run_input: RunAgentInput) -> None:
-    messages = [m.model_dump(by_alias=True, exclude_none=True) for m in run_input.messages]
+    messages = [m.model_dump(by_alias=True) for m in run_input.messages]
     assert_every_call_answered_once_right_after_its_message(messages)
 
 

@@ -31,7 +31,7 @@ class CallableAgent(AgentAdapter):
         self.name = getattr(fn, "__name__", type(fn).__name__)
 
     async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
-        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in input.messages]
+        messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         fn = self.fn
         if inspect.isasyncgenfunction(fn) or inspect.iscoroutinefunction(fn):
             result = fn(messages)

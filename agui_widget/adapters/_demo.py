@@ -108,7 +108,7 @@ class DemoAgent(AgentAdapter):
         self.delay = delay
 
     async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
-        messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in input.messages]
+        messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         state = input.state if isinstance(input.state, dict) else {}
         last = messages[-1] if messages else {}
 

@@ -155,7 +155,7 @@ class RemoteAgent:
 
         shaper = EventConsumer(max_protocol_version=self.protocol_version)  # logs its warnings itself
         shaped = shaper.outgoing_input(input)
-        return shaped.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return shaped.model_dump(mode="json", by_alias=True)
 
     def _timeout(self) -> httpx.Timeout | None:
         import httpx

@@ -34,7 +34,7 @@ REASON_LIMIT = 300
 def consumer_for(run_input: RunAgentInput) -> EventConsumer:
     """A pipeline seeded with the request's transcript and state (a delta applies to that state);
     it logs its own warnings."""
-    messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in run_input.messages]
+    messages = [m.model_dump(mode="json", by_alias=True) for m in run_input.messages]
     return EventConsumer(messages, run_input.state)
 
 

@@ -81,7 +81,8 @@ export type StatePatchMessage = { kind: "state_patch"; patch: JsonPatch };
 /** One transcript entry as `check` describes it: id, role, content length in UTF-16 code units
  * (-1 when the content is not a string). */
 export type CheckEntry = [id: string, role: string, length: number];
-export type CheckMessage = { kind: "check"; count: number; start: number; tail: CheckEntry[] };
+/** `state`: the fingerprint of the kernel's shared state (./fingerprint.ts), to compare with this copy's. */
+export type CheckMessage = { kind: "check"; count: number; start: number; tail: CheckEntry[]; state?: number };
 export type NoticeLevel = "info" | "warning" | "error";
 export type NoticeMessage = { kind: "notice"; level: NoticeLevel; text: string };
 /** A MIME bundle (`{"image/png": base64, "text/plain": ...}`), as Jupyter outputs carry. */
@@ -342,6 +343,7 @@ function checkKernelMessage(raw: Obj): string | null {
       if (!isCount(raw.count)) return "count must be a non-negative integer";
       if (!isCount(raw.start)) return "start must be a non-negative integer";
       if (!Array.isArray(raw.tail)) return "tail is not a list";
+      if (raw.state !== undefined && !(Number.isInteger(raw.state) && (raw.state as number) >= 0)) return "state must be a fingerprint (an unsigned integer)";
       for (let i = 0; i < raw.tail.length; i++) {
         const entry = raw.tail[i];
         if (!Array.isArray(entry) || entry.length !== 3 || !isStr(entry[0]) || !isStr(entry[1]) || !Number.isInteger(entry[2])) {

@@ -92,7 +92,7 @@ def _user_content(content: Any) -> Any:
         return content
     blocks: list[Any] = []
     for part in content or ():
-        data = part.model_dump(mode="json", by_alias=True, exclude_none=True) if isinstance(part, BaseModel) else dict(part)
+        data = part.model_dump(mode="json", by_alias=True) if isinstance(part, BaseModel) else dict(part)
         kind = data.get("type")
         if kind == "text":
             blocks.append({"type": "text", "text": data.get("text", "")})

@@ -288,7 +288,7 @@ class _Run:
         self.loop_thread = threading.get_ident()
         self.outbox: asyncio.Queue[Any] = asyncio.Queue()
         self.state = RunState(copy.deepcopy(input.state), self._post)
-        self.transcript = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in input.messages]
+        self.transcript = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         self.behaviors: dict[str, ToolBehavior] = adapter.tool_behaviors
         self.frontend: set[str] = set()
         self.saved_callback = agent.callbacks.start_llm_stream_async

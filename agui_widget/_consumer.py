@@ -57,6 +57,7 @@ from ag_ui.core import (
 from ag_ui.core.version import PROTOCOL_VERSION
 
 from ._reducer import EventReducer
+from ._unicode import REPLACEMENT, has_surrogate, is_high_surrogate, rejoin_pairs, replace_lone, scrub
 from ._verify import EventVerifier, ProtocolError
 
 __all__ = ["EventConsumer"]
@@ -250,6 +251,10 @@ _LEGACY_NULLS: frozenset[tuple[type, str]] = frozenset(
     | {(part, "metadata") for part in _MEDIA_PARTS}
 )
 _FLAT_EVENT_CLASSES = frozenset(model for model in _EVENT_MODELS.values() if _OBJECTS[model].flat)
+
+# Fields the protocol requires on the wire that the Python models give a default (so a typed
+# event built here may leave them out, but a peer's JSON may not).
+_REQUIRED_ON_THE_WIRE: dict[type, tuple[str, ...]] = {_models.ReasoningMessageStartEvent: ("role",)}
 
 
 # =============================================================================================
@@ -473,6 +478,10 @@ def _enforce(raw: Mapping[str, Any], model: type[BaseModel], label: str, warn: C
     """Strip undescribed material (warning per path), then validate strictly; malformed is fatal."""
     found = _Strip()
     shape = _object_shape(model)
+    for name in _REQUIRED_ON_THE_WIRE.get(model, ()):
+        if name not in raw:
+            expected = model.model_fields[name].default
+            raise _malformed(label, [{"path": f"/{name}", "message": f'Invalid input: expected "{expected}", received undefined'}])
     try:
         cleaned = _strip(dict(raw), shape, "", found)
     except _NullValue as null:
@@ -606,11 +615,6 @@ _CLOSES_ALL_LANES = frozenset(
     {EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.MESSAGES_SNAPSHOT}
 )
 _SUBAGENT_TERMINALS = frozenset({EventType.SUBAGENT_FINISHED, EventType.SUBAGENT_ERROR})
-_ENDS = {
-    EventType.TEXT_MESSAGE_END: ("text", "message_id"),
-    EventType.TOOL_CALL_END: ("tool", "tool_call_id"),
-    EventType.REASONING_MESSAGE_END: ("reasoning", "message_id"),
-}
 
 
 @dataclass
@@ -637,9 +641,10 @@ class _ChunkExpander:
     """Turns ``*_CHUNK`` events into start/content/end triads, one open stream per lane.
 
     A lane is the subagent the chunks are attributed to (``None`` is the parent agent), so two
-    subagents can stream at once. An explicit END naming a lane's own open entity closes that
-    lane instead of being preceded by a synthesized END, which is what lets a caller close a
-    chunk-built message with the events :meth:`EventVerifier.open_events` lists.
+    subagents can stream at once. An explicit event of the lane closes it first, an explicit END
+    too: an item built from chunks is closed by the expansion, so an END of its own after that is
+    a protocol error, as in ``@ag-ui/client``. (A caller closing a stream hands the lanes over to
+    :meth:`EventVerifier.open_events` with :meth:`release`.)
     """
 
     def __init__(self) -> None:
@@ -656,19 +661,16 @@ class _ChunkExpander:
         if not self.lanes:
             return [event]
         if event_type in _CLOSES_OWN_LANE:
-            end = _ENDS.get(event_type)
-            if end is not None:
-                entity_id = getattr(event, end[1])
-                for owner, lane in self.lanes.items():
-                    if lane.kind == end[0] and lane.entity_id == entity_id:
-                        del self.lanes[owner]
-                        return [event]
             return [*self._close(event.subagent_run_id), event]
         if event_type in _CLOSES_ALL_LANES:
             return [*self.close_all(), event]
         if event_type in _SUBAGENT_TERMINALS:
             return [*self._close(event.subagent_run_id), event]
         return [event]
+
+    def release(self) -> None:
+        """Forget the open lanes: their items are closed by explicit ENDs from here on."""
+        self.lanes.clear()
 
     def close_all(self) -> list[BaseEvent]:
         closing: list[BaseEvent] = []
@@ -821,6 +823,114 @@ class _ChunkExpander:
 
 
 # =============================================================================================
+# Unicode repair
+# =============================================================================================
+
+_DELTAS = {
+    EventType.TEXT_MESSAGE_CONTENT: "message_id",
+    EventType.REASONING_MESSAGE_CONTENT: "message_id",
+    EventType.TOOL_CALL_ARGS: "tool_call_id",
+}
+_DELTA_ENDS = {
+    EventType.TEXT_MESSAGE_END: (EventType.TEXT_MESSAGE_CONTENT, "message_id"),
+    EventType.REASONING_MESSAGE_END: (EventType.REASONING_MESSAGE_CONTENT, "message_id"),
+    EventType.TOOL_CALL_END: (EventType.TOOL_CALL_ARGS, "tool_call_id"),
+}
+_DELTA_BUILDERS: dict[Any, Callable[[str, str], BaseEvent]] = {
+    EventType.TEXT_MESSAGE_CONTENT: lambda entity, delta: TextMessageContentEvent(message_id=entity, delta=delta),
+    EventType.REASONING_MESSAGE_CONTENT: lambda entity, delta: ReasoningMessageContentEvent(message_id=entity, delta=delta),
+    EventType.TOOL_CALL_ARGS: lambda entity, delta: ToolCallArgsEvent(tool_call_id=entity, delta=delta),
+}
+
+
+class _SurrogateRepair:
+    """Rejoins UTF-16 surrogate pairs split across deltas, and replaces halves that never pair.
+
+    A JavaScript producer slices text by UTF-16 code units, so an emoji may come as two deltas
+    holding one half each. The official client simply concatenates them; here a delta ending in a
+    high surrogate is held back until the next delta of the same message (or tool call) brings
+    the low half. A half that never pairs (an END, another run, a lone low half) becomes U+FFFD,
+    with one warning per stream, so nothing downstream meets a string UTF-8 cannot encode. Other
+    events are checked whole (their strings rarely hold a surrogate, and then are repaired too).
+    """
+
+    __slots__ = ("held", "warn", "warned")
+
+    def __init__(self, warn: Callable[[str], None]) -> None:
+        self.held: dict[tuple[Any, str], str] = {}
+        self.warn = warn
+        self.warned = False
+
+    def delta(self, event: Any, id_field: str) -> Any:
+        held = self.held.pop((event.type, getattr(event, id_field)), None) if self.held else None
+        delta = event.delta
+        text = delta if held is None else held + delta
+        if held is None and not has_surrogate(text):
+            return event
+        text = rejoin_pairs(text)
+        if text and is_high_surrogate(text[-1]):
+            self.held[(event.type, getattr(event, id_field))] = text[-1]
+            text = text[:-1]
+        fixed = replace_lone(text)
+        if fixed != text:
+            self._replaced(event.type.value)
+        return event.model_copy(update={"delta": fixed})
+
+    def flush(self, event: Any) -> list[BaseEvent]:
+        """Before an END: the half it held, as U+FFFD; before a run's end: every half held."""
+        if not self.held:
+            return []
+        end = _DELTA_ENDS.get(event.type)
+        if end is not None:
+            keys = [(end[0], getattr(event, end[1]))]
+        elif event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.RUN_STARTED):
+            keys = list(self.held)
+        else:
+            return []
+        flushed: list[BaseEvent] = []
+        for key in keys:
+            if self.held.pop(key, None) is not None:
+                self._replaced(key[0].value)
+                flushed.append(_DELTA_BUILDERS[key[0]](key[1], REPLACEMENT))
+        return flushed
+
+    def whole(self, event: Any) -> Any:
+        """A non-delta event whose strings hold a surrogate, repaired (rare: checked cheaply)."""
+        deep = bool(event.__pydantic_extra__)
+        for value in event.__dict__.values():
+            if isinstance(value, str):
+                if has_surrogate(value):
+                    deep = True
+                    break
+            elif value is not None and not isinstance(value, (int, float)):
+                deep = True  # a container or a model: its JSON encoding tells
+        if not deep or not _may_hold_surrogate(event):
+            return event
+        data, changed = scrub(event.model_dump(by_alias=True))
+        if not changed:
+            return event
+        self._replaced(event.type.value)
+        return type(event).model_validate(data)
+
+    def _replaced(self, where: str) -> None:
+        if not self.warned:
+            self.warned = True
+            self.warn(
+                f"Replaced a lone UTF-16 surrogate (half of a character that never got its other half) in "
+                f"{where} with U+FFFD; later ones in this stream are replaced without a warning."
+            )
+
+
+def _may_hold_surrogate(event: BaseEvent) -> bool:
+    """False when ``event`` surely holds no surrogate (its JSON encodes as UTF-8)."""
+    try:
+        event.__pydantic_serializer__.to_json(event, by_alias=True, fallback=repr)
+    except Exception:  # pydantic-core refuses a surrogate it cannot encode
+        return True
+    return False
+
+
+# =============================================================================================
 # The consumer
 # =============================================================================================
 
@@ -867,6 +977,7 @@ class EventConsumer:
         self._reducer = EventReducer(messages, state, on_warning=self._warn)
         self._verifier = EventVerifier()
         self._chunks = _ChunkExpander()
+        self._unicode = _SurrogateRepair(self._warn)
         self._thinking_span: Optional[str] = None
         self._thinking_message: Optional[str] = None
         self._last_finished: Optional[RunFinishedEvent] = None
@@ -888,17 +999,25 @@ class EventConsumer:
             return []
         expanded = self._chunks.expand(parsed) if self._chunks.lanes or parsed.type in _CHUNK_TYPES else (parsed,)
         delivered: list[BaseEvent] = []
-        verifier, reducer = self._verifier, self._reducer
-        for item in expanded:
-            try:
-                verifier.check(item)
-            except ProtocolError as exc:
-                exc.delivered = delivered
-                raise
-            if item.type in _RUN_BOOKKEEPING:
-                self._note(item)
-            reducer.apply(item)
-            delivered.append(item)
+        verifier, reducer, unicode = self._verifier, self._reducer, self._unicode
+        for original in expanded:
+            id_field = _DELTAS.get(original.type)
+            if id_field is not None:
+                repaired: Any = (unicode.delta(original, id_field),)
+            elif unicode.held:
+                repaired = (*unicode.flush(original), unicode.whole(original))
+            else:
+                repaired = (unicode.whole(original),)
+            for item in repaired:
+                try:
+                    verifier.check(item)
+                except ProtocolError as exc:
+                    exc.delivered = delivered
+                    raise
+                if item.type in _RUN_BOOKKEEPING:
+                    self._note(item)
+                reducer.apply(item)
+                delivered.append(item)
         return delivered
 
     def end_of_stream(self) -> None:
@@ -918,6 +1037,7 @@ class EventConsumer:
         """Begin a new stream (a new request): forget sequencing state, keep messages and state."""
         self._verifier = EventVerifier()
         self._chunks = _ChunkExpander()
+        self._unicode = _SurrogateRepair(self._warn)
         self._thinking_span = self._thinking_message = None
 
     # -- what the pipeline built -------------------------------------------------------------
@@ -970,7 +1090,11 @@ class EventConsumer:
         self._reducer.reset_changes()
 
     def open_events(self) -> list[BaseEvent]:
-        """END events closing everything the current run left open, innermost first."""
+        """END events closing everything the current run left open, innermost first.
+
+        For closing a stream (a stop, a failure): items still streaming as chunks are handed over
+        to these ENDs, so consume them next."""
+        self._chunks.release()
         return self._verifier.open_events()
 
     def error_closing(self, thread_id: str, run_id: str, message: str, code: str) -> list[BaseEvent]:

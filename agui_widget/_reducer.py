@@ -158,7 +158,8 @@ class EventReducer:
         self._by_id: dict[str, dict[str, Any]] = {}
         self._pos: dict[str, int] = {}
         self._tool_calls: dict[str, dict[str, Any]] = {}
-        self._call_owner: dict[str, str] = {}
+        self._call_owner: dict[str, dict[str, Any]] = {}
+        """tool call id -> the message holding the call (the message itself: ids may repeat)"""
         for index, message in enumerate(self._messages):
             message_id = message.get("id")
             if not isinstance(message_id, str) or message_id in self._by_id:
@@ -168,11 +169,23 @@ class EventReducer:
             for call in message.get("toolCalls") or ():
                 if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("function"), dict):
                     self._tool_calls.setdefault(call["id"], call)
-                    self._call_owner.setdefault(call["id"], message_id)
+                    self._call_owner.setdefault(call["id"], message)
 
     def _touch(self, index: int) -> None:
         if self.changed_from is None or index < self.changed_from:
             self.changed_from = index
+
+    def _index_of(self, message: dict[str, Any]) -> Optional[int]:
+        """Where ``message`` (this very object) is; by its id when it owns the id, else by a scan."""
+        index = self._pos.get(message.get("id"))  # type: ignore[arg-type]
+        if index is not None and self._messages[index] is message:
+            return index
+        return next((i for i, m in enumerate(self._messages) if m is message), None)
+
+    def _touch_message(self, message: dict[str, Any]) -> None:
+        index = self._index_of(message)
+        if index is not None:
+            self._touch(index)
 
     def _touch_id(self, message_id: str) -> None:
         index = self._pos.get(message_id)
@@ -180,15 +193,18 @@ class EventReducer:
             self.changed_from = index
 
     def _append_message(self, message: dict[str, Any]) -> None:
+        """Add a message at the end; when its id is taken, the first message keeps the id."""
         self._messages.append(message)
         message_id = message["id"]
-        self._by_id[message_id] = message
-        self._pos[message_id] = len(self._messages) - 1
+        if message_id not in self._by_id:
+            self._by_id[message_id] = message
+            self._pos[message_id] = len(self._messages) - 1
         self._touch(len(self._messages) - 1)
 
     def _insert_message(self, index: int, message: dict[str, Any]) -> None:
+        """Insert a message; when its id is taken, the first message keeps the id."""
         self._messages.insert(index, message)
-        self._by_id[message["id"]] = message
+        self._by_id.setdefault(message["id"], message)
         self._reindex(index)
         self._touch(index)
 
@@ -205,7 +221,7 @@ class EventReducer:
         for call in message.get("toolCalls") or ():
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 self._tool_calls[call["id"]] = call
-                self._call_owner[call["id"]] = message_id
+                self._call_owner[call["id"]] = message
         self._touch(index)
 
     def _flush_one(self, message_id: str) -> None:
@@ -307,7 +323,7 @@ class EventReducer:
                 )
                 function["name"] = event.tool_call_name
             if self._merge_metadata(existing, event) or renamed:
-                self._touch_id(self._call_owner[tool_call_id])
+                self._touch_message(self._call_owner[tool_call_id])
             return
         owner = self._assistant_for(event.parent_message_id, tool_call_id, event.subagent_run_id)
         call: dict[str, Any] = {
@@ -319,11 +335,12 @@ class EventReducer:
         calls = owner.get("toolCalls")
         owner["toolCalls"] = [*calls, call] if isinstance(calls, list) else [call]
         self._tool_calls[tool_call_id] = call
-        self._call_owner[tool_call_id] = owner["id"]
-        self._touch_id(owner["id"])
+        self._call_owner[tool_call_id] = owner
+        self._touch_message(owner)
 
     def _assistant_for(self, parent_id: Optional[str], tool_call_id: str, subagent_run_id: Optional[str]) -> dict[str, Any]:
-        """The assistant message a call lands on: its parent, or one created for it."""
+        """The assistant message a call lands on: its parent when that is an assistant message,
+        else a new one, named by the parent id when no message has it, else by the call's id."""
         new_id = tool_call_id
         if parent_id is not None:
             parent = self._by_id.get(parent_id)
@@ -336,9 +353,6 @@ class EventReducer:
                 )
             else:
                 new_id = parent_id
-        existing = self._by_id.get(new_id)
-        if existing is not None and existing.get("role") == "assistant":
-            return existing
         created: dict[str, Any] = {"id": new_id, "role": "assistant", "toolCalls": []}
         if subagent_run_id is not None:
             created["subagentRunId"] = subagent_run_id
@@ -355,7 +369,7 @@ class EventReducer:
             self._pending_args[tool_call_id] = [event.delta]
         else:
             parts.append(event.delta)
-        self._touch_id(self._call_owner[tool_call_id])
+        self._touch_message(self._call_owner[tool_call_id])
         if event.metadata is not None:
             self._merge_metadata(self._tool_calls[tool_call_id], event)
 
@@ -365,7 +379,7 @@ class EventReducer:
             self._warn(f"TOOL_CALL_END: no message holds a tool call with id '{event.tool_call_id}'")
             return
         if self._merge_metadata(call, event):
-            self._touch_id(self._call_owner[event.tool_call_id])
+            self._touch_message(self._call_owner[event.tool_call_id])
 
     def _tool_result(self, event: Any) -> None:
         content = event.content
@@ -380,14 +394,12 @@ class EventReducer:
         if event.subagent_run_id is not None:
             message["subagentRunId"] = event.subagent_run_id
         self._merge_metadata(message, event)
-        if event.message_id in self._by_id:
-            # Ids are unique in a conversation: a repeated result replaces the earlier copy.
-            self._replace_message(event.message_id, message)
-            return
-        # Right after the assistant message that made the call (past results already recorded
-        # for it), so history reads call -> result even when text streamed in between.
-        owner_id = self._call_owner.get(event.tool_call_id)
-        owner_index = self._pos.get(owner_id) if owner_id is not None else None
+        # A result always mints its message (a messageId already taken stays with the message
+        # that had it first; nothing is replaced), placed right after the assistant message that
+        # made the call and the results already recorded for it, so history reads call -> result
+        # even when text streamed in between.
+        owner = self._call_owner.get(event.tool_call_id)
+        owner_index = self._index_of(owner) if owner is not None else None
         if owner_index is None or self._messages[owner_index].get("role") != "assistant":
             self._append_message(message)
             return
@@ -503,7 +515,7 @@ class EventReducer:
             call = self._tool_calls.get(event.entity_id)
             if call is not None:
                 call["encryptedValue"] = event.encrypted_value
-                self._touch_id(self._call_owner[event.entity_id])
+                self._touch_message(self._call_owner[event.entity_id])
             return
         message = self._by_id.get(event.entity_id)
         if message is not None and message.get("role") != "activity":

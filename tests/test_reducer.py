@@ -368,3 +368,66 @@ def test_outgoing_input_for_a_current_peer() -> None:
     assert "futureField" not in dumped and "/futureField" in consumer.warnings[0]
     with pytest.raises(ProtocolError, match="/messages/0/content"):
         consumer.outgoing_input({"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user", "content": 5}]})
+
+
+# -- agreeing with the official client where the corpus is silent --------------------------------
+
+
+def test_a_tool_result_never_replaces_a_message_whose_id_it_reuses() -> None:
+    consumer = EventConsumer([{"id": "a0", "role": "assistant", "content": "said before"}])
+    _feed(consumer, [RUN_STARTED, *_call("c1", "a1"), _result("c1", "a0", "done"), _finished()])
+    roles = [(m["id"], m["role"]) for m in consumer.messages]
+    assert roles == [("a0", "assistant"), ("a1", "assistant"), ("a0", "tool")]
+    assert consumer.messages[0]["content"] == "said before" and consumer.messages[1]["toolCalls"][0]["id"] == "c1"
+
+
+def test_a_second_result_for_a_call_is_added_not_swapped_in() -> None:
+    consumer = EventConsumer()
+    _feed(consumer, [RUN_STARTED, *_call("c1", "a1"), _result("c1", "t1", "first"), _result("c1", "t1", "again"), _finished()])
+    assert [m.get("content") for m in consumer.messages if m["role"] == "tool"] == ["first", "again"]
+
+
+def test_when_a_created_message_takes_an_id_the_first_message_keeps_it() -> None:
+    consumer = EventConsumer([{"id": "c1", "role": "assistant", "content": "text"}])
+    _feed(consumer, [RUN_STARTED, *_call("c1"), _result("c1", "t1"), *_text("c1", " more"), _finished()])
+    assert [m["id"] for m in consumer.messages] == ["c1", "c1", "t1"]
+    assert consumer.messages[0]["content"] == "text more", "later events for the id reach the first message"
+    assert consumer.messages[1]["toolCalls"][0]["id"] == "c1"
+
+
+def test_an_item_built_from_chunks_and_closed_by_its_own_end_is_a_protocol_error() -> None:
+    for chunk, end in (
+        ({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "hi"}, {"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+        ({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{}"}, {"type": "TOOL_CALL_END", "toolCallId": "c1"}),
+        ({"type": "REASONING_MESSAGE_CHUNK", "messageId": "r1", "delta": "hm"}, {"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+    ):
+        consumer = EventConsumer()
+        _feed(consumer, [RUN_STARTED, chunk])
+        with pytest.raises(ProtocolError, match="No active"):
+            consumer.consume(end)
+
+
+def test_a_stream_of_chunks_is_still_closed_cleanly_on_a_stop() -> None:
+    consumer = EventConsumer()
+    _feed(consumer, [RUN_STARTED, {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "partial"}])
+    closing = [event for end in consumer.open_events() for event in consumer.consume(end)]
+    assert [e.type.value for e in closing] == ["TEXT_MESSAGE_END"]
+    consumer.consume(_finished({"type": "cancelled"}))
+    assert consumer.messages[-1]["content"] == "partial"
+
+
+def test_reasoning_message_start_without_its_role_is_malformed() -> None:
+    consumer = EventConsumer()
+    consumer.consume(RUN_STARTED)
+    with pytest.raises(ProtocolError, match=r'/role.*expected \\"reasoning\\"'):
+        consumer.consume({"type": "REASONING_MESSAGE_START", "messageId": "r1"})
+    consumer = EventConsumer()
+    _feed(consumer, [RUN_STARTED, {"type": "REASONING_MESSAGE_START", "messageId": "r1", "role": "reasoning"}])
+    assert consumer.messages[-1]["role"] == "reasoning"
+
+
+def test_text_streamed_into_a_message_of_parts_replaces_the_parts_as_the_official_client_does() -> None:
+    parts = [{"type": "text", "text": "look"}]
+    consumer = EventConsumer([{"id": "u1", "role": "user", "content": parts}])
+    _feed(consumer, [RUN_STARTED, *_text("u1", "more"), _finished()])
+    assert consumer.messages[0]["content"] == "more"

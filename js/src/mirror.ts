@@ -12,8 +12,8 @@
  * MESSAGES_SNAPSHOT reconciles by id, a failing STATE_DELTA changes nothing), types from
  * `@ag-ui/core` (type-only), and `fast-json-patch` (about 4 KB gzipped) through ./jsonpatch.
  * It applies events the way the kernel's reducer (agui_widget/_reducer.py) does, and the kernel
- * stays the truth: the `check` sent at the end of every run compares the two transcripts, and a
- * difference makes the view ask for a fresh snapshot ("resync").
+ * stays the truth: the `check` sent at the end of every run compares the two transcripts and
+ * states, and a difference makes the view ask for a fresh snapshot ("resync").
  *
  * Immutability contract (what lets the view re-render only what changed, and lets two views in
  * one page share the kernel's message objects): the mirror never mutates a message, a tool call
@@ -22,6 +22,7 @@
  * token costs O(1), whatever the length of the transcript).
  */
 import * as untruncateModule from "untruncate-json";
+import { fingerprint } from "./fingerprint";
 import { PatchError, applyJsonPatch } from "./jsonpatch";
 import { preview, warn } from "./log";
 import {
@@ -226,8 +227,7 @@ export class Mirror {
   }
   /** The tool call itself (its `function.arguments` is the argument text streamed so far). */
   toolCall(toolCallId: string): ToolCall | undefined {
-    const owner = this.callOwner.get(toolCallId);
-    return toolCallsOf(owner === undefined ? undefined : this.message(owner)).find((c) => c.id === toolCallId);
+    return toolCallsOf(this._messages[this.ownerSlot(toolCallId)]).find((c) => c.id === toolCallId);
   }
 
   /** What a Python renderer made for `key` (`tool:<call id>`, `state:<n>`), if anything. */
@@ -299,7 +299,7 @@ export class Mirror {
           break;
         case "check":
           if (!this._ready) return;
-          this.check(msg.count, msg.start, msg.tail);
+          this.check(msg.count, msg.start, msg.tail, msg.state);
           break;
         case "render":
           if (!this._ready) return;
@@ -430,8 +430,10 @@ export class Mirror {
 
   /** Compares this copy with the kernel's description of its transcript (sent at the end of
    * every run); asks for a snapshot when they differ. */
-  private check(count: number, start: number, tail: CheckEntry[]): void {
-    const problem = this.differsFrom(count, start, tail);
+  private check(count: number, start: number, tail: CheckEntry[], state: number | undefined): void {
+    const problem =
+      this.differsFrom(count, start, tail) ??
+      (state !== undefined && fingerprint(this._state) !== state ? "the shared state differs" : null);
     if (problem) {
       warn(`this view's transcript differs from the kernel's (${problem}); asking for a snapshot`);
       this.touch("resync");
@@ -681,7 +683,10 @@ export class Mirror {
       warn(`content for '${id}', which is an activity message; ignored`);
       return;
     }
-    this.replace(withMetadata({ ...existing, content: textOf(existing.content) + delta }, metadata) as Message);
+    // As the AG-UI client does: a delta continues text content, and replaces content that is not
+    // text (a user message's list of parts) rather than flattening it.
+    const content = (existing as Loose).content;
+    this.replace(withMetadata({ ...existing, content: (typeof content === "string" ? content : "") + delta }, metadata) as Message);
     this.open(id);
   }
 
@@ -732,15 +737,12 @@ export class Mirror {
         this.replace({ ...parent, toolCalls: [...toolCallsOf(parent), call] } as AssistantMessage);
         this.callOwner.set(e.toolCallId, parent.id);
       } else {
+        // A new assistant message, named by the parent id when no message has it, else by the
+        // call's id (when that id is taken, the first message keeps it, as in the AG-UI client).
         const id = parentId !== undefined && !parent ? parentId : e.toolCallId;
-        const reuse = this.message(id);
-        if (reuse?.role === "assistant") {
-          this.replace({ ...reuse, toolCalls: [...toolCallsOf(reuse), call] } as AssistantMessage);
-        } else {
-          const created: Loose = { id, role: "assistant", toolCalls: [call] };
-          if (e.subagentRunId != null) created.subagentRunId = e.subagentRunId;
-          this.push(created as Message);
-        }
+        const created: Loose = { id, role: "assistant", toolCalls: [call] };
+        if (e.subagentRunId != null) created.subagentRunId = e.subagentRunId;
+        this.push(created as Message);
         this.callOwner.set(e.toolCallId, id);
       }
     }
@@ -772,19 +774,15 @@ export class Mirror {
     const result: Loose = { id: e.messageId, role: e.role ?? "tool", toolCallId: e.toolCallId, content: e.content };
     if (e.subagentRunId != null) result.subagentRunId = e.subagentRunId;
     withMetadata(result, e.metadata);
-    const existing = this.message(e.messageId);
-    if (existing) {
-      this.replace(result as Message);
+    // A result always mints its message (a messageId already taken stays with the message that
+    // had it first), right after the call's assistant message and the results it already has.
+    const ownerIndex = this.ownerSlot(e.toolCallId);
+    if (ownerIndex === -1) {
+      this.push(result as Message);
     } else {
-      const ownerId = this.callOwner.get(e.toolCallId);
-      const ownerIndex = ownerId === undefined ? -1 : (this.index.get(ownerId) ?? -1);
-      if (ownerIndex === -1) {
-        this.push(result as Message);
-      } else {
-        let at = ownerIndex + 1;
-        while (at < this._messages.length && this._messages[at]?.role === "tool") at++;
-        this.insert(at, result as Message);
-      }
+      let at = ownerIndex + 1;
+      while (at < this._messages.length && this._messages[at]?.role === "tool") at++;
+      this.insert(at, result as Message);
     }
     this.callResult.set(e.toolCallId, e.messageId);
     this.openCalls.delete(e.toolCallId);
@@ -894,8 +892,8 @@ export class Mirror {
     const next = this._messages.slice();
     next.splice(at, 0, message);
     this._messages = next;
-    if (at === next.length - 1) this.index.set(message.id, at);
-    else this.reindex();
+    if (at !== next.length - 1) this.reindex();
+    else if (!this.index.has(message.id)) this.index.set(message.id, at); // a taken id stays with the first
     this.indexCalls(message);
     this.dirtyMessages.add(message.id);
     this.touch("list");
@@ -949,19 +947,30 @@ export class Mirror {
 
   /** Replaces one tool call through `update`; false when the call is unknown. */
   private updateCall(toolCallId: string, update: (call: ToolCall) => ToolCall): boolean {
-    const ownerId = this.callOwner.get(toolCallId);
-    const owner = ownerId === undefined ? undefined : this.message(ownerId);
-    if (!owner || owner.role !== "assistant") return false;
+    const slot = this.ownerSlot(toolCallId);
+    const owner = this._messages[slot];
+    if (!owner) return false;
     const calls = toolCallsOf(owner);
     const at = calls.findIndex((c) => c.id === toolCallId);
-    if (at === -1) return false;
     const current = calls[at] as ToolCall;
     const updated = update(current);
     if (updated === current) return true;
     const nextCalls = calls.slice();
     nextCalls[at] = updated;
-    this.replace({ ...owner, toolCalls: nextCalls });
+    this._messages[slot] = { ...owner, toolCalls: nextCalls } as Message;
+    this.dirtyMessages.add(owner.id);
     return true;
+  }
+
+  /** Where the assistant message holding a call is (-1: nowhere): by its id, or, when another
+   * message has that id first (ids may repeat, as in the AG-UI client), by a scan. */
+  private ownerSlot(toolCallId: string): number {
+    const ownerId = this.callOwner.get(toolCallId);
+    if (ownerId === undefined) return -1;
+    const holds = (m: Message | undefined) => m?.role === "assistant" && toolCallsOf(m).some((c) => c.id === toolCallId);
+    const at = this.index.get(ownerId);
+    if (at !== undefined && holds(this._messages[at])) return at;
+    return this._messages.findIndex(holds);
   }
 
   private reindex(): void {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { fingerprint } from "../src/fingerprint";
 import { Mirror, toolCallsOf } from "../src/mirror";
 import type { Message } from "../src/wire";
 import { captureWarnings, deepFreeze, ev, events, readyMirror, recordChanges, snapshot } from "./helpers";
@@ -136,6 +137,13 @@ describe("text messages", () => {
     assert.equal(mirror.run.sawOutput, true);
   });
 
+  it("replaces non-text content with the streamed text, as the AG-UI client does", () => {
+    const parts: Message = { id: "u1", role: "user", content: [{ type: "text", text: "look at this" }] } as Message;
+    const mirror = readyMirror([parts]);
+    mirror.handle(events(ev.runStarted(), ev.textStart("u1"), ev.text("u1", "more"), ev.textEnd("u1")));
+    assert.equal(mirror.message("u1")?.content, "more");
+  });
+
   it("appends to a re-opened message instead of starting a new one", () => {
     const mirror = readyMirror();
     mirror.handle(events(ev.runStarted(), ev.textStart("m"), ev.text("m", "First half."), ev.textEnd("m")));
@@ -238,6 +246,23 @@ describe("tool calls", () => {
     assert.deepEqual(ids(mirror), ["a", "t1", "t2", "b"]);
   });
 
+  it("mints a result's message even when its id is taken, and the first message keeps the id", () => {
+    const mirror = readyMirror([assistant("a0", "said before")]);
+    mirror.handle(events(ev.runStarted(), ev.toolStart("c1", "f", "a1"), ev.toolEnd("c1"), ev.toolResult("a0", "c1", "done")));
+    assert.deepEqual(ids(mirror), ["a0", "a1", "a0"]);
+    assert.equal(mirror.message("a0")?.role, "assistant", "the assistant's text is not replaced");
+    assert.equal(toolCallsOf(mirror.message("a1")).length, 1, "nor is the call");
+    assert.equal(mirror.messages()[2]?.role, "tool");
+  });
+
+  it("gives a call without a parent its own message even when an assistant message has the call's id", () => {
+    const mirror = readyMirror([assistant("c1", "text")]);
+    mirror.handle(events(ev.runStarted(), ev.toolStart("c1", "f")));
+    assert.deepEqual(ids(mirror), ["c1", "c1"]);
+    assert.equal(toolCallsOf(mirror.message("c1")).length, 0, "lookups find the first message with the id");
+    assert.equal(toolCallsOf(mirror.messages()[1]).length, 1);
+  });
+
   it("ignores arguments for an unknown call", () => {
     const mirror = readyMirror();
     const warnings = captureWarnings(() => mirror.handle(events(ev.runStarted(), ev.toolArgs("nope", "{}"))));
@@ -329,6 +354,17 @@ describe("check", () => {
     });
     assert.equal(resync, 3);
     assert.equal(warnings.length, 3);
+  });
+
+  it("compares the shared state by fingerprint when the kernel sends one", () => {
+    const mirror = readyMirror([], { a: 1, b: [true, null] });
+    let resync = 0;
+    mirror.subscribe("resync", () => resync++);
+    mirror.handle({ kind: "check", count: 0, start: 0, tail: [], state: fingerprint({ b: [true, null], a: 1 }) });
+    assert.equal(resync, 0, "key order does not matter");
+    const warnings = captureWarnings(() => mirror.handle({ kind: "check", count: 0, start: 0, tail: [], state: fingerprint({ a: 1, b: [true] }) }));
+    assert.equal(resync, 1);
+    assert.match(warnings[0] ?? "", /shared state differs/);
   });
 
   it("counts non-string content as -1", () => {

@@ -4,7 +4,8 @@
 repository on ``PYTHONPATH``, executes cells, and watches iopub the way JupyterLab does: it tracks
 every ``jupyter.widget`` comm (ipywidgets 8 protocol), keeps the trait updates and the custom
 messages each one receives, and can answer as a view would (a ``comm_msg`` with
-``{"method": "custom", "content": ...}`` on the shell channel). :class:`ViewMirror` is a minimal
+``{"method": "custom", "content": ...}`` on the shell channel, an ipywidgets ``update`` that writes
+synced traits, a ``comm_close``); it can also interrupt the kernel. :class:`ViewMirror` is a minimal
 view-side copy of the transcript and state, rebuilt from ``snapshot``, ``events``, ``messages`` and
 ``state_patch`` messages (docs/wire.md), so tests can check that a view sees what the kernel holds.
 
@@ -32,6 +33,7 @@ from typing import Any
 import jsonpatch
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.session import json_default
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 WIDGET_TARGET = "jupyter.widget"
@@ -364,20 +366,57 @@ class FakeFrontEnd:
                 return reply["content"]["subshell_id"]
         raise HarnessError("no reply to create_subshell_request")
 
-    def send_comm(self, comm_id: str, data: Any, *, subshell_id: str | None = None) -> dict[str, Any]:
-        """Send a raw ``comm_msg`` to the kernel (what a view's model does), on a subshell if given."""
+    def send_comm(
+        self, comm_id: str, data: Any, *, subshell_id: str | None = None, ascii_json: bool = False
+    ) -> dict[str, Any]:
+        """Send a raw ``comm_msg`` to the kernel (what a view's model does), on a subshell if given.
+
+        ``ascii_json`` serialises the message with every non-ASCII character as a ``\\uXXXX``
+        escape, as a browser's ``JSON.stringify`` writes lone UTF-16 surrogates (which the usual
+        UTF-8 packer cannot carry at all).
+        """
         self._ensure_running()
         msg = self.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})
         if subshell_id is not None:
             msg["header"]["subshell_id"] = subshell_id
-        self.kc.shell_channel.send(msg)
-        self.sent.append(msg)
+        self._send_shell(msg, ascii_json=ascii_json)
         return msg
 
-    def send_custom(self, widget: WidgetComm | str, content: Any, *, subshell_id: str | None = None) -> dict[str, Any]:
+    def send_custom(
+        self, widget: WidgetComm | str, content: Any, *, subshell_id: str | None = None, ascii_json: bool = False
+    ) -> dict[str, Any]:
         """What anywidget's ``model.send(content)`` does in a view."""
         comm_id = widget.comm_id if isinstance(widget, WidgetComm) else widget
-        return self.send_comm(comm_id, {"method": "custom", "content": content}, subshell_id=subshell_id)
+        return self.send_comm(comm_id, {"method": "custom", "content": content}, subshell_id=subshell_id, ascii_json=ascii_json)
+
+    def send_update(self, widget: WidgetComm | str, state: dict[str, Any]) -> dict[str, Any]:
+        """What a view's ``model.save_changes()`` sends: an ipywidgets ``update`` writing synced traits."""
+        comm_id = widget.comm_id if isinstance(widget, WidgetComm) else widget
+        return self.send_comm(comm_id, {"method": "update", "state": state, "buffer_paths": []})
+
+    def close_comm(self, widget: WidgetComm | str) -> dict[str, Any]:
+        """Close a widget's comm from the front end's side, as a front end disposing of the model does."""
+        self._ensure_running()
+        comm_id = widget.comm_id if isinstance(widget, WidgetComm) else widget
+        msg = self.kc.session.msg("comm_close", {"comm_id": comm_id, "data": {}})
+        self._send_shell(msg)
+        return msg
+
+    async def interrupt(self) -> None:
+        """Interrupt the kernel as a notebook's stop button does (SIGINT, for this kernel spec)."""
+        self._ensure_running()
+        await self.km.interrupt_kernel()
+
+    def _send_shell(self, msg: dict[str, Any], *, ascii_json: bool = False) -> None:
+        session = self.kc.session
+        packer = session.pack
+        if ascii_json:
+            session.pack = _ascii_json_packer
+        try:
+            self.kc.shell_channel.send(msg)
+        finally:
+            session.pack = packer
+        self.sent.append(msg)
 
     # -- waiting ----------------------------------------------------------------------------
 
@@ -684,6 +723,10 @@ def _content_text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return json.dumps(content)
+
+
+def _ascii_json_packer(value: Any) -> bytes:
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, default=json_default).encode("ascii")
 
 
 def _json_size(value: Any) -> int:

@@ -862,6 +862,8 @@ class _SurrogateRepair:
         self.warned = False
 
     def delta(self, event: Any, id_field: str) -> Any:
+        if event.metadata is not None or event.raw_event is not None or event.__pydantic_extra__:
+            event = self._beside_the_text(event)
         held = self.held.pop((event.type, getattr(event, id_field)), None) if self.held else None
         delta = event.delta
         text = delta if held is None else held + delta
@@ -876,8 +878,23 @@ class _SurrogateRepair:
             self._replaced(event.type.value)
         return event.model_copy(update={"delta": fixed})
 
+    def _beside_the_text(self, event: Any) -> Any:
+        """A delta carrying more than its text (metadata, a raw payload: rare), with those repaired;
+        the text itself is left to the pairing."""
+        if not _may_hold_surrogate(event):
+            return event
+        data = event.model_dump(by_alias=True)
+        delta = data.pop("delta")
+        data, changed = scrub(data)
+        if not changed:
+            return event
+        self._replaced(event.type.value)
+        data["delta"] = delta
+        return type(event).model_validate(data)
+
     def flush(self, event: Any) -> list[BaseEvent]:
-        """Before an END: the half it held, as U+FFFD; before a run's end: every half held."""
+        """Before an END: the half it held, as U+FFFD; before a run's end: every half held; a
+        messages snapshot replaces what they would have ended, so they are dropped."""
         if not self.held:
             return []
         end = _DELTA_ENDS.get(event.type)
@@ -885,6 +902,9 @@ class _SurrogateRepair:
             keys = [(end[0], getattr(event, end[1]))]
         elif event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.RUN_STARTED):
             keys = list(self.held)
+        elif event.type == EventType.MESSAGES_SNAPSHOT:
+            self.held.clear()  # the snapshot replaces the text the half would have ended
+            return []
         else:
             return []
         flushed: list[BaseEvent] = []

@@ -166,6 +166,8 @@ export class Mirror {
   private messageListeners = new Map<string, Set<() => void>>();
   private changeListeners = new Set<(change: Change) => void>();
   private warnedChunks = false;
+  /** True while one message object fills two slots (see `replaceAt`). */
+  private sharedSlots = false;
   private _renders = new Map<string, RenderMessage>();
   private _subagents = new Map<string, SubagentInfo>();
   private predictRules: PredictRule[] = [];
@@ -321,6 +323,7 @@ export class Mirror {
     const before = this._messages;
     this._ready = true;
     this._messages = messages.slice();
+    this.sharedSlots = false; // parsed from JSON: no object fills two slots
     this._state = state;
     this._events = events.filter((e): e is AguiEvent => checkEvent(e) === null).slice(-EVENT_LOG_LIMIT);
     this.eventsDropped = 0;
@@ -903,7 +906,16 @@ export class Mirror {
   private replace(message: Message): void {
     const i = this.index.get(message.id);
     if (i === undefined) return this.push(message);
+    this.replaceAt(i, message);
+  }
+
+  /** Puts `message` in slot `i`, and in every slot sharing the old message: a MESSAGES_SNAPSHOT
+   * naming an id two messages share gives both slots the one message, and the AG-UI client then
+   * changes them together (a producer's error, followed as the client follows it). */
+  private replaceAt(i: number, message: Message): void {
+    const old = this._messages[i];
     this._messages[i] = message;
+    if (this.sharedSlots) this._messages.forEach((m, j) => m === old && (this._messages[j] = message));
     this.indexCalls(message);
     this.dirtyMessages.add(message.id);
   }
@@ -923,6 +935,7 @@ export class Mirror {
     const resultsBefore = this.resultObjects();
     const ownersBefore = new Map(this.callOwner);
     this._messages = next;
+    this.sharedSlots = new Set(next).size !== next.length;
     this.reindex();
     this.rebuildCalls();
     const resultsAfter = this.resultObjects();
@@ -957,9 +970,13 @@ export class Mirror {
     if (updated === current) return true;
     const nextCalls = calls.slice();
     nextCalls[at] = updated;
-    this._messages[slot] = { ...owner, toolCalls: nextCalls } as Message;
-    this.dirtyMessages.add(owner.id);
+    this.replaceAt(slot, { ...owner, toolCalls: nextCalls } as Message);
     return true;
+  }
+
+  private holdsCall(messageId: string, toolCallId: string): boolean {
+    const message = this.message(messageId);
+    return message?.role === "assistant" && toolCallsOf(message).some((c) => c.id === toolCallId);
   }
 
   /** Where the assistant message holding a call is (-1: nowhere): by its id, or, when another
@@ -984,7 +1001,12 @@ export class Mirror {
 
   private indexCalls(message: Message): void {
     if (message.role === "assistant") {
-      for (const call of toolCallsOf(message)) this.callOwner.set(call.id, message.id);
+      // The first message holding a call owns it (as in the AG-UI client): a later message that
+      // repeats the call's id does not take it over.
+      for (const call of toolCallsOf(message)) {
+        const owner = this.callOwner.get(call.id);
+        if (owner === undefined || owner === message.id || !this.holdsCall(owner, call.id)) this.callOwner.set(call.id, message.id);
+      }
     } else if (message.role === "tool" && typeof message.toolCallId === "string") {
       this.callResult.set(message.toolCallId, message.id);
     }

@@ -11,9 +11,10 @@
    ``verifyEvents``, ``defaultApplyEvents``). It is the reference: AG-UI's own reading.
 
 Streams come from tests/agui_streams.py (valid ones, and invalid ones breaking one named rule)
-and from this project's adapters. For a valid stream all three readers accept it and agree. For
-an invalid one the kernel and the client both reject it, and what each holds at the violation
-(the events applied before it) is the same; the view holds what the kernel delivered.
+and from this project's adapters (the demo agent, plain functions, LangChain and Langroid). For a
+valid stream all three readers accept it and agree. For an invalid one the kernel and the client
+both reject it, and what each holds at the violation (the events applied before it) is the same;
+the view holds what the kernel delivered.
 
 Messages and states are compared exactly, as JSON (``true`` is not ``1``, key order does not
 matter). Where the AG-UI specification leaves room and this project deliberately differs from
@@ -495,7 +496,7 @@ async def _demo_stream(prompt: str, state: dict[str, Any]) -> Stream:
     that turn's user message and the state the scenario needs."""
     agent = DemoAgent(delay=0)
     messages = [_user(prompt)]
-    tools = [tool.to_agui().model_dump(mode="json", by_alias=True, exclude_none=True) for tool in agent.frontend_tools]
+    tools = [tool.to_agui().model_dump(mode="json", by_alias=True) for tool in agent.frontend_tools]
     run_input = RunAgentInput.model_validate(
         {
             "threadId": "thread-demo",
@@ -507,7 +508,7 @@ async def _demo_stream(prompt: str, state: dict[str, Any]) -> Stream:
             "forwardedProps": {},
         }
     )
-    events = [event.model_dump(mode="json", by_alias=True, exclude_none=True) async for event in agent.run(run_input)]
+    events = [event.model_dump(mode="json", by_alias=True) async for event in agent.run(run_input)]
     return Stream(messages, copy.deepcopy(state), events)
 
 
@@ -528,8 +529,8 @@ async def _langchain_stream(prompt: str, *replies: Any) -> Stream:
 
     run_input = make_input(prompt)
     agent = LangChainAgent(create_agent(model(*replies), [get_weather]))
-    events = [event.model_dump(mode="json", by_alias=True, exclude_none=True) async for event in agent.run(run_input)]
-    messages = [message.model_dump(mode="json", by_alias=True, exclude_none=True) for message in run_input.messages]
+    events = [event.model_dump(mode="json", by_alias=True) async for event in agent.run(run_input)]
+    messages = [message.model_dump(mode="json", by_alias=True) for message in run_input.messages]
     return Stream(messages, copy.deepcopy(run_input.state), events)
 
 
@@ -562,4 +563,63 @@ def _langchain_replies(turn: str) -> tuple[Any, ...]:
 @pytest.mark.parametrize("turn", LANGCHAIN_TURNS)
 def test_a_langchain_agents_stream_leaves_all_three_readers_in_agreement(node_readers: NodeReaders, turn: str) -> None:
     stream = asyncio.run(_langchain_stream("weather?", *_langchain_replies(turn)))
+    assert_agreement(stream, node_readers)
+
+
+async def _events_of(agent: Any, prompt: str) -> Stream:
+    """Any agent's events for one user turn, as it would put them on the wire."""
+    from .support import make_input
+
+    run_input = make_input(prompt)
+    events = [event.model_dump(mode="json", by_alias=True) async for event in agent.run(run_input)]
+    messages = [message.model_dump(mode="json", by_alias=True) for message in run_input.messages]
+    return Stream(messages, copy.deepcopy(run_input.state), events)
+
+
+def _langroid_agent(turn: str) -> Any:
+    """A Langroid ChatAgent on a scripted model (imported late: Langroid is an optional extra)."""
+    import langroid as lr
+
+    from agui_widget.adapters.langroid import LangroidAgent
+
+    from .langroid_fakes import Recorder, Reply, ToolCall, make_agent
+
+    class Weather(lr.ToolMessage):
+        request: str = "get_weather"
+        purpose: str = "Get the weather in <city>."
+        city: str
+
+        def handle(self) -> str:
+            return json.dumps({"city": self.city, "sky": "clear 😀"})
+
+    replies = {
+        "a streamed answer": lambda turn: Reply("Hello there 👋, how can I help?"),
+        "two tool calls, their results, then the answer": lambda turn: (
+            Reply(f"Results: {turn.tool_result}")
+            if turn.after_tool
+            else Reply("Let me look.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"}), ToolCall("get_weather", {"city": "Rome"})])
+        ),
+    }
+    return LangroidAgent(make_agent(Recorder(replies[turn]), tools=[Weather]))
+
+
+@pytest.mark.parametrize("turn", ["a streamed answer", "two tool calls, their results, then the answer"])
+def test_a_langroid_agents_stream_leaves_all_three_readers_in_agreement(node_readers: NodeReaders, turn: str) -> None:
+    stream = asyncio.run(_events_of(_langroid_agent(turn), "weather?"))
+    assert_agreement(stream, node_readers)
+
+
+def _words(messages: list[dict[str, Any]]) -> Iterator[str]:
+    yield from ["one ", "tw", "o 😀", " three"]
+
+
+def _echo(messages: list[dict[str, Any]]) -> str:
+    return "you said " + str(messages[-1]["content"])
+
+
+@pytest.mark.parametrize("fn", [_words, _echo], ids=["a generator", "a function"])
+def test_a_plain_functions_stream_leaves_all_three_readers_in_agreement(node_readers: NodeReaders, fn: Any) -> None:
+    from agui_widget.adapters import as_agent
+
+    stream = asyncio.run(_events_of(as_agent(fn), "hi"))
     assert_agreement(stream, node_readers)

@@ -14,6 +14,7 @@ import asyncio
 import copy
 import json
 import logging
+import typing
 import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -142,6 +143,8 @@ class Pending:
     interrupt: Interrupt | None = None
     answer: Any = None
     answered: bool = False
+    claimed_by: str | None = None
+    """The view that runs this frontend tool's handler (so two tabs do not both run it)."""
 
     @property
     def args(self) -> Any:
@@ -152,7 +155,14 @@ class Pending:
 
     def to_wire(self) -> dict[str, Any]:
         if self.kind == "tool":
-            return {"kind": "tool", "toolCallId": self.id, "name": self.name, "args": self.args, "argsText": self.args_text}
+            return {
+                "kind": "tool",
+                "toolCallId": self.id,
+                "name": self.name,
+                "args": self.args,
+                "argsText": self.args_text,
+                "claimedBy": self.claimed_by,
+            }
         item = self.interrupt
         assert item is not None
         return {
@@ -195,6 +205,14 @@ class _Waiting:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+class AlreadyAnswered(KeyError):
+    """An answer for a call or interrupt that was answered already (in another view, say)."""
+
+
+ANSWERED_KEPT = 500
+"""How many answered ids a session remembers, to tell a late second answer from a wrong id."""
+
+
 class Session:
     """One chat: transcript, state, event log, and at most one active turn."""
 
@@ -235,6 +253,7 @@ class Session:
         """The streaming run's pipeline (None between runs)."""
         self._run_input: RunAgentInput | None = None
         self._start_index = 0
+        self._answered_ids: deque[str] = deque(maxlen=ANSWERED_KEPT)
 
     # While a run streams, its consumer holds the live transcript and state; reading them from it
     # (rather than copying them out per event) keeps the per-token path short.
@@ -318,14 +337,14 @@ class Session:
         """Answer a pending frontend tool call (or an interrupt, approving with ``result``)."""
         item = self._waiting.items.get(id)
         if item is None or item.answered:
-            pending = [p.id for p in self._waiting.items.values() if not p.answered]
-            raise KeyError(f"nothing pending has id {id!r}; pending: {pending or 'nothing'}")
+            self._not_pending(id)
         if item.kind == "interrupt":
             self.resume(id, result)
             return
         content = _answer_text(f"the result for tool call {id!r}", result)  # refused whole, before anything changes
         item.answered = True
         item.answer = result
+        self._answered_ids.append(id)
         self._append_messages([{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": content}])
         self._after_answer()
 
@@ -333,12 +352,31 @@ class Session:
         """Answer a pending interrupt; the run continues with ``RunAgentInput.resume``."""
         item = self._waiting.items.get(interrupt_id)
         if item is None or item.kind != "interrupt" or item.answered:
+            if interrupt_id in self._answered_ids:
+                raise AlreadyAnswered(f"interrupt {interrupt_id!r} was answered already")
             pending = [p.id for p in self._waiting.items.values() if p.kind == "interrupt" and not p.answered]
             raise KeyError(f"no pending interrupt has id {interrupt_id!r}; pending: {pending or 'nothing'}")
         _answer_text(f"the answer to interrupt {interrupt_id!r}", payload)  # the next RunAgentInput must hold it
         item.answered = True
+        self._answered_ids.append(interrupt_id)
         item.answer = ResumeEntry(interrupt_id=interrupt_id, status=status, payload=payload)
         self._after_answer()
+
+    def claim(self, id: str, view_id: str, *, take_over: bool = False) -> None:
+        """A view will run this frontend tool call's handler; others leave it to that view
+        (``take_over``: this view runs it after all, as when the claiming tab was closed)."""
+        item = self._waiting.items.get(id)
+        if item is None or item.answered or item.kind != "tool":
+            self._not_pending(id)
+        if item.claimed_by is None or take_over:
+            item.claimed_by = view_id
+            self._changed_status()
+
+    def _not_pending(self, id: str) -> typing.NoReturn:
+        if id in self._answered_ids:
+            raise AlreadyAnswered(f"{id!r} was answered already")
+        pending = [p.id for p in self._waiting.items.values() if not p.answered]
+        raise KeyError(f"nothing pending has id {id!r}; pending: {pending or 'nothing'}")
 
     @property
     def pending(self) -> list[Pending]:

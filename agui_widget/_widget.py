@@ -13,6 +13,7 @@ import copy
 import logging
 import os
 import pathlib
+import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -31,7 +32,7 @@ from ._fingerprint import fingerprint
 from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._predict import coerce_rules
-from ._session import Pending, Run, Session, SessionListener, normalize_messages
+from ._session import AlreadyAnswered, Pending, Run, Session, SessionListener, normalize_messages
 from ._store import ThreadStore
 from ._threads import ThreadsMixin
 from ._tools import FrontendTool, coerce_tools
@@ -78,6 +79,9 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
     suggestions = traitlets.List(help="prompts shown as chips: strings or {'title', 'message'} dicts").tag(sync=True)
     suggestions_after = traitlets.Unicode("", help="the message agent suggestions follow; '' for starters").tag(sync=True)
     predict_state = traitlets.List(help="state keys that follow streamed tool arguments").tag(sync=True)
+    height = traitlets.Unicode(
+        "", help="the chat's height as a CSS length ('' for the default); the view's resize handle changes it there"
+    ).tag(sync=True)
     saved_output_id = traitlets.Unicode(
         help="the display id of the output that keeps the conversation in the notebook (views hide it)"
     ).tag(sync=True)
@@ -103,6 +107,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         on_error: Hook | None = None,
         suggestions: Sequence[str | Mapping[str, str]] = (),
         predict_state: Sequence[Mapping[str, str]] = (),
+        height: int | str | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
@@ -148,6 +153,7 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             suggestions=normalize_suggestions(suggestions),
             predict_state=[rule.to_wire() for rule in predict_rules],
             saved_output_id=f"agui-transcript-{uuid.uuid4().hex}",
+            height=css_length(height),
             **kwargs,
         )
         self._syncing = False
@@ -275,6 +281,13 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             return fn
 
         return register if fn is None else register(fn)
+
+    @traitlets.validate("height")
+    def _validate_height(self, proposal: Any) -> str:
+        try:
+            return css_length(proposal["value"])
+        except (TypeError, ValueError) as exc:
+            raise traitlets.TraitError(str(exc)) from None
 
     @traitlets.validate("suggestions")
     def _validate_suggestions(self, proposal: Any) -> list[dict[str, str]]:
@@ -438,6 +451,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             return
         try:
             self._handle(request)
+        except AlreadyAnswered as late:  # answered in another view first: nothing to tell this one
+            log.debug("agui-widget: the view's %r request came late: %s", request.kind, late)
         except (KeyError, ValueError, RuntimeError, TypeError, jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
             log.warning("agui-widget: the view's %r request was refused: %s", request.kind, exc)
             self._transport.send(_wire.notice_message("warning", f"{request.kind}: {exc}"))
@@ -470,6 +485,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             session.stop()
         elif isinstance(request, _wire.ToolResult):
             session.respond(request.tool_call_id, request.result)
+        elif isinstance(request, _wire.Claim):
+            session.claim(request.tool_call_id, request.view_id, take_over=request.take_over)
         elif isinstance(request, _wire.Resume):
             session.resume(request.interrupt_id, request.payload, request.status)
         elif isinstance(request, _wire.StateEdit):
@@ -487,6 +504,21 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
+
+
+_CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)")
+
+
+def css_length(value: int | str | None) -> str:
+    """``height=`` as a CSS length: a number is pixels; '' (or None) is the view's default."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise TypeError(f"height is a number of pixels or a CSS length such as '70vh', not {type(value).__name__}")
+    text = f"{value}px" if isinstance(value, (int, float)) else value.strip()
+    if not _CSS_LENGTH.fullmatch(text):
+        raise ValueError(f"height={value!r} is not a length: give pixels (600) or a CSS length ('600px', '70vh', '40em')")
+    return text
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

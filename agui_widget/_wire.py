@@ -51,6 +51,15 @@ class ToolResult(_Request):
     result: Any = None
 
 
+class Claim(_Request):
+    """A view will run a frontend tool's handler (the first claim wins; ``takeOver`` takes it)."""
+
+    kind: Literal["claim"]
+    tool_call_id: str = Field(min_length=1)
+    view_id: str = Field(min_length=1, max_length=200)
+    take_over: bool = False
+
+
 class Resume(_Request):
     kind: Literal["resume"]
     interrupt_id: str = Field(min_length=1)
@@ -96,7 +105,7 @@ class Asset(_Request):
 
 
 Request = Annotated[
-    Union[Hello, Send, Stop, ToolResult, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent, Asset],
+    Union[Hello, Send, Stop, ToolResult, Claim, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent, Asset],
     Field(discriminator="kind"),
 ]
 _request_adapter: TypeAdapter[Request] = TypeAdapter(Request)

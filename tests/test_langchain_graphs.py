@@ -56,6 +56,20 @@ async def test_a_create_agent_agent_streams_text_tool_calls_results_and_steps():
     checks(events)
 
 
+def is_internal(event) -> bool:
+    return (event.metadata or {}).get("agui_widget", {}).get("internal") is True
+
+
+async def test_create_agents_own_nodes_are_internal_steps_and_a_graphs_own_nodes_are_not():
+    fake = model(ai("", call("get_weather", {"city": "Paris"}, "c1")), "Sunny.")
+    events = await collect(LangChainAgent(create_agent(fake, [get_weather])), make_input("weather in Paris?"))
+    marked = [is_internal(e) for e in events if e.type.value.startswith("STEP_")]
+    assert marked and all(marked), "'model' and 'tools' are create_agent's plumbing, not progress a person follows"
+    fake = model(ai("", call("get_weather", {"city": "Kyiv"}, "k1")), "Warm in Kyiv.")
+    events = await collect(LangChainAgent(weather_graph(fake)), make_input("weather in Kyiv?"))
+    assert not any(is_internal(e) for e in events if e.type.value.startswith("STEP_")), "a graph's own node names are for people"
+
+
 async def test_a_users_existing_create_agent_works_in_agentchat_unchanged():
     fake = model(ai("", call("get_weather", {"city": "Lima"}, "c1")), "Sunny in Lima.")
     agent = create_agent(fake, [get_weather], system_prompt="You are a weather bot.")  # the user's code

@@ -91,6 +91,8 @@ def comparable(events) -> list[dict]:
             event.pop("outcome", None)
         if kind == "TOOL_CALL_RESULT":
             event.pop("messageId")
+        if kind.startswith("STEP_"):
+            event.pop("metadata", None)  # ours marks create_agent's own nodes as internal (not progress)
         if kind.startswith("REASONING"):
             event.pop("messageId")
         for key in ("messageId", "parentMessageId", "runId"):

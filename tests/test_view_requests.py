@@ -44,6 +44,7 @@ KERNEL_OWNED = {
     "suggestions": [{"title": "forged", "message": "forged"}],
     "predict_state": [],
     "saved_output_id": "forged",
+    "height": "999px",
 }
 
 
@@ -154,3 +155,32 @@ async def test_a_view_following_the_wire_ends_with_the_kernels_state() -> None:
     assert all("value" in op for op in delta["delta"])
     (check,) = chat.of_kind("check")
     assert check["state"] == fingerprint({"draft": None, "items": [1, None], "extra": None})
+
+
+# -- one view runs a frontend tool's handler, whatever the number of tabs ----------------------------
+
+
+async def test_the_first_view_to_claim_a_call_runs_it_and_a_late_answer_is_quiet() -> None:
+    chat = Captured(DemoAgent(delay=0), tools=[ACCENT_TOOL])
+    run = chat.send("make it gold")
+    await until(lambda: chat.status == "waiting")
+    (call,) = chat.pending_tool_calls
+    assert call["claimedBy"] is None
+    chat.view_says({"kind": "claim", "toolCallId": call["toolCallId"], "viewId": "tab-1"})
+    chat.view_says({"kind": "claim", "toolCallId": call["toolCallId"], "viewId": "tab-2"})
+    assert [p["claimedBy"] for p in chat.pending] == ["tab-1"], "the first claim wins, and every view sees whose it is"
+    chat.view_says({"kind": "claim", "toolCallId": call["toolCallId"], "viewId": "tab-2", "takeOver": True})
+    assert [p["claimedBy"] for p in chat.pending] == ["tab-2"]
+    chat.view_says({"kind": "tool_result", "toolCallId": call["toolCallId"], "result": {"ok": True, "color": "gold"}})
+    chat.view_says({"kind": "tool_result", "toolCallId": call["toolCallId"], "result": {"ok": True, "color": "gold"}})
+    chat.view_says({"kind": "claim", "toolCallId": call["toolCallId"], "viewId": "tab-1"})
+    await asyncio.wait_for(run, 5)
+    assert chat.of_kind("notice") == [], "a view that was too late is told nothing"
+    assert len([m for m in chat.messages if m["role"] == "tool"]) == 1
+
+
+def test_an_answer_for_a_call_that_never_was_still_gets_a_notice() -> None:
+    chat = Captured(DemoAgent(delay=0))
+    chat.view_says({"kind": "tool_result", "toolCallId": "call-unknown", "result": 1})
+    (notice,) = chat.of_kind("notice")
+    assert notice["text"].startswith("tool_result: ") and "call-unknown" in notice["text"]

@@ -51,6 +51,9 @@ from .._errors import describe_exception
 Emitted = BaseEvent | Iterable[BaseEvent]
 """What an adapter's ``_events`` yields: one event, or several at once."""
 
+INTERNAL_STEP = {"agui_widget": {"internal": True}}
+"""The metadata of a step that is the framework's plumbing, not progress a person follows."""
+
 
 def new_id(prefix: str) -> str:
     return f"{prefix}-{uuid.uuid4().hex[:16]}"
@@ -241,11 +244,13 @@ class EventStream:
     def state_delta(self, patch: list[dict[str, Any]]) -> list[BaseEvent]:
         return [StateDeltaEvent(delta=patch)] if patch else []
 
-    def step_started(self, name: str) -> list[BaseEvent]:
-        return [StepStartedEvent(step_name=name)]
+    def step_started(self, name: str, *, internal: bool = False) -> list[BaseEvent]:
+        """A step; ``internal`` marks the framework's own plumbing (a graph's "model" node), which
+        the event log keeps but a chat does not show as progress."""
+        return [StepStartedEvent(step_name=name, metadata=INTERNAL_STEP if internal else None)]
 
-    def step_finished(self, name: str) -> list[BaseEvent]:
-        return [StepFinishedEvent(step_name=name)]
+    def step_finished(self, name: str, *, internal: bool = False) -> list[BaseEvent]:
+        return [StepFinishedEvent(step_name=name, metadata=INTERNAL_STEP if internal else None)]
 
     def interrupt(
         self,

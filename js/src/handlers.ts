@@ -5,8 +5,10 @@
  * Once: every view of one model in a page shares a registry (the model object is shared). The
  * first view that rendered and is still alive runs the handlers; the others only show them. A
  * tool call id, once started in this page, is never started again, even if its pending entry
- * comes and goes or the leading view closes. Views in other pages (a second browser tab) may
- * answer too: the kernel keeps the first answer for an id and ignores the next.
+ * comes and goes or the leading view closes. Across pages (a second browser tab) the kernel
+ * decides: a page claims a call first (`claim`), and runs it only once the pending entry names
+ * one of its views (`claimedBy`); the first claim wins, so the others show the call as handled
+ * elsewhere. `takeOver` lets a page run it after all (the claiming tab was closed).
  */
 import type { AnyModel } from "./anywidget";
 import type { Connection } from "./connection";
@@ -30,13 +32,17 @@ const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
 type Shared = {
   runners: HandlerRunner[];
   started: Set<string>;
+  /** calls this page asked to run (a claim sent, not yet granted) */
+  claimed: Set<string>;
+  /** every view of the model this page has had: a claim by any of them is this page's */
+  views: Set<string>;
   accent: string | null;
 };
 const perModel = new WeakMap<AnyModel, Shared>();
 
 function sharedOf(model: AnyModel): Shared {
   let shared = perModel.get(model);
-  if (!shared) perModel.set(model, (shared = { runners: [], started: new Set(), accent: null }));
+  if (!shared) perModel.set(model, (shared = { runners: [], started: new Set(), claimed: new Set(), views: new Set(), accent: null }));
   return shared;
 }
 
@@ -74,6 +80,7 @@ export class HandlerRunner {
   ) {
     this.shared = sharedOf(conn.model);
     this.shared.runners.push(this);
+    this.shared.views.add(conn.viewId);
     if (this.shared.accent) this.applyAccent(this.shared.accent);
     const check = () => this.check();
     this.unsubscribe = [conn.traits.subscribe("pending", check), conn.traits.subscribe("frontend_tools", check)];
@@ -84,7 +91,8 @@ export class HandlerRunner {
     return this.shared.runners[0] === this;
   }
 
-  /** Starts the handler of every pending call that has one and was not started yet. */
+  /** Claims every pending call with a handler that nobody claimed, and starts those the kernel
+   * gave to this page (once each). */
   check(): void {
     if (this.disposed || !this.isLeader()) return;
     const tools = this.conn.traits.get("frontend_tools");
@@ -92,9 +100,27 @@ export class HandlerRunner {
       if (entry.kind !== "tool" || this.shared.started.has(entry.toolCallId)) continue;
       const spec = tools.find((t) => t.name === entry.name);
       if (!spec || spec.ui !== "handler" || !spec.handler) continue;
+      if (entry.claimedBy === null) {
+        if (!this.shared.claimed.has(entry.toolCallId)) {
+          this.shared.claimed.add(entry.toolCallId);
+          this.conn.send({ kind: "claim", toolCallId: entry.toolCallId, viewId: this.conn.viewId });
+        }
+        continue;
+      }
+      if (!this.shared.views.has(entry.claimedBy)) continue; // another page runs it
       this.shared.started.add(entry.toolCallId);
       void this.run(entry, spec);
     }
+  }
+
+  /** True when another page (a second tab) runs this pending call's handler. */
+  handledElsewhere(entry: PendingTool): boolean {
+    return entry.claimedBy !== null && !this.shared.views.has(entry.claimedBy);
+  }
+
+  /** Runs a call here although another page claimed it (that tab was closed, say). */
+  takeOver(toolCallId: string): void {
+    this.conn.send({ kind: "claim", toolCallId, viewId: this.conn.viewId, takeOver: true });
   }
 
   /** The element a handler of this call draws into, once it started in this view. */

@@ -81,7 +81,7 @@ export type RunInfo = {
   /** RUN_ERROR's message for the latest run, "" otherwise */
   error: string;
   errorCode: string;
-  /** open STEP_STARTED names, oldest first */
+  /** open STEP_STARTED names, oldest first (steps marked `metadata.agui_widget.internal` are left out) */
   steps: string[];
   /** STEP_FINISHED names of this run, oldest first (the last STEPS_KEPT) */
   finishedSteps: string[];
@@ -400,10 +400,12 @@ export class Mirror {
           this.openCalls.delete(e.toolCallId);
           break;
         case "STEP_STARTED":
-          run = { ...run, steps: [...run.steps, e.stepName] };
+          if (!widgetMark(e, "internal")) run = { ...run, steps: [...run.steps, e.stepName] };
           break;
         case "STEP_FINISHED":
-          run = { ...run, steps: withoutLast(run.steps, e.stepName), finishedSteps: [...run.finishedSteps, e.stepName].slice(-STEPS_KEPT) };
+          if (!widgetMark(e, "internal")) {
+            run = { ...run, steps: withoutLast(run.steps, e.stepName), finishedSteps: [...run.finishedSteps, e.stepName].slice(-STEPS_KEPT) };
+          }
           break;
       }
     }
@@ -538,8 +540,11 @@ export class Mirror {
         this.setRun({ active: false, steps: [], error: event.message, errorCode: event.code ?? "" });
         return;
       case "STEP_STARTED":
+        // A step the agent marks as its framework's plumbing stays in the log, not in the progress.
+        if (widgetMark(event, "internal")) return;
         return this.setRun({ steps: [...this._run.steps, event.stepName] });
       case "STEP_FINISHED":
+        if (widgetMark(event, "internal")) return;
         return this.setRun({
           steps: withoutLast(this._run.steps, event.stepName),
           finishedSteps: [...this._run.finishedSteps, event.stepName].slice(-STEPS_KEPT),

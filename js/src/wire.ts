@@ -36,6 +36,8 @@ export type HelloRequest = { kind: "hello"; viewId: string };
 export type SendRequest = { kind: "send"; text: string };
 export type StopRequest = { kind: "stop" };
 export type ToolResultRequest = { kind: "tool_result"; toolCallId: string; result: unknown };
+/** This view will run a frontend tool's handler; the first claim wins (`takeOver` takes it). */
+export type ClaimRequest = { kind: "claim"; toolCallId: string; viewId: string; takeOver?: boolean };
 export type ResumeRequest = {
   kind: "resume";
   interruptId: string;
@@ -55,6 +57,7 @@ export type ViewRequest =
   | SendRequest
   | StopRequest
   | ToolResultRequest
+  | ClaimRequest
   | ResumeRequest
   | StateEditRequest
   | ClearRequest
@@ -115,6 +118,8 @@ export type PendingTool = {
   name: string;
   args: unknown;
   argsText: string;
+  /** the view that runs its handler, once one claimed it */
+  claimedBy: string | null;
 };
 export type PendingInterrupt = {
   kind: "interrupt";
@@ -154,6 +159,8 @@ export type Traits = {
   suggestions_after: string;
   predict_state: PredictRule[];
   saved_output_id: string;
+  /** the chat's height as a CSS length ("" for the view's default) */
+  height: string;
 };
 export type Suggestion = { title: string; message: string };
 export type PredictRule = { state_key: string; tool: string; tool_argument?: string };
@@ -186,6 +193,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "suggestions_after",
   "predict_state",
   "saved_output_id",
+  "height",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -436,6 +444,7 @@ function parsePendingEntry(entry: unknown): Pending | null {
       name: entry.name,
       args: entry.args ?? null,
       argsText: isStr(entry.argsText) ? entry.argsText : JSON.stringify(entry.args ?? null),
+      claimedBy: optStr(entry.claimedBy),
     };
   }
   if (entry.kind === "interrupt") {
@@ -495,6 +504,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     suggestions_after: (v) => parseText(v, "suggestions_after"),
     predict_state: (v) => parseList(v, "predict_state", parsePredictRule),
     saved_output_id: (v) => parseText(v, "saved_output_id"),
+    height: (v) => parseText(v, "height"),
   };
   return parsers[name](value);
 }

@@ -83,7 +83,24 @@ export class FakeModel implements AnyModel {
     this.listeners.get(event)?.delete(callback);
   }
   send(content: unknown): void {
-    this.sent.push(JSON.parse(JSON.stringify(content)));
+    const request = JSON.parse(JSON.stringify(content)) as Record<string, unknown>;
+    this.sent.push(request);
+    if (request.kind === "claim" && this.grantsClaims) queueMicrotask(() => this.grant(request));
+  }
+
+  /** Whether this fake kernel gives a claimed frontend tool call to the view that claims it
+   * first (as the kernel does); false lets a test decide. */
+  grantsClaims = true;
+
+  /** The kernel's answer to a `claim`: the pending entry names the claiming view. */
+  grant(request: Record<string, unknown>): void {
+    const pending = (this.traits.pending as Array<Record<string, unknown>>) ?? [];
+    const entry = pending.find((p) => p.toolCallId === request.toolCallId);
+    if (!entry || (entry.claimedBy && !request.takeOver)) return;
+    this.set(
+      "pending",
+      pending.map((p) => (p === entry ? { ...p, claimedBy: request.viewId } : p)),
+    );
   }
 
   /** The kernel changes a synced trait. */

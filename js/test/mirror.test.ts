@@ -515,6 +515,16 @@ describe("steps, custom and unknown events", () => {
     assert.deepEqual(mirror.run.steps, ["plan"]);
   });
 
+  it("leaves steps the agent marks as internal out of the progress, and keeps them in the log", () => {
+    const mirror = readyMirror();
+    const internal = { agui_widget: { internal: true } };
+    mirror.handle(events(ev.runStarted(), { type: "STEP_STARTED", stepName: "model", metadata: internal }, { type: "STEP_STARTED", stepName: "research" }));
+    assert.deepEqual(mirror.run.steps, ["research"]);
+    mirror.handle(events({ type: "STEP_FINISHED", stepName: "model", metadata: internal }, { type: "STEP_FINISHED", stepName: "research" }));
+    assert.deepEqual(mirror.run.finishedSteps, ["research"]);
+    assert.equal(mirror.events().filter((e) => e.type.startsWith("STEP_")).length, 4);
+  });
+
   it("keeps CUSTOM, RAW and unknown events in the log without touching the transcript", () => {
     const mirror = readyMirror([user("u", "x")]);
     const before = mirror.messages();

@@ -291,7 +291,7 @@ describe("pending requests", () => {
 
 describe("frontend tool handlers", () => {
   const handlerTool = (body: string) => ({ name: "paint", description: "", parameters: {}, ui: "handler", handler: body });
-  const pendingPaint = (id: string, args: unknown = { color: "tomato" }) => ({ kind: "tool", toolCallId: id, name: "paint", args, argsText: JSON.stringify(args) });
+  const pendingPaint = (id: string, args: unknown = { color: "tomato" }) => ({ kind: "tool", toolCallId: id, name: "paint", args, argsText: JSON.stringify(args), claimedBy: null });
 
   it("runs once per tool call across the views of one model, and sends its result", async () => {
     (globalThis as Record<string, unknown>).__paintRuns = 0;
@@ -322,6 +322,37 @@ describe("frontend tool handlers", () => {
     model.set("pending", [pendingPaint("c1")]);
     await settle();
     assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { error: "Error: no canvas" } }]);
+  });
+
+  it("leaves a call another page claimed to that page, and runs it here on a take-over", async () => {
+    (globalThis as Record<string, unknown>).__paintRuns = 0;
+    const model = new FakeModel({ frontend_tools: [handlerTool("globalThis.__paintRuns++; return 'ok';")] });
+    model.grantsClaims = false;
+    const view = await connected([], model);
+    model.set("pending", [{ ...pendingPaint("c9"), claimedBy: "a-view-in-another-tab" }]);
+    await settle();
+    assert.equal((globalThis as Record<string, unknown>).__paintRuns, 0, "the other tab runs it");
+    assert.deepEqual(model.sentOf("claim"), []);
+    assert.deepEqual(model.sentOf("tool_result"), []);
+    model.grantsClaims = true;
+    model.send({ kind: "claim", toolCallId: "c9", viewId: view.viewId, takeOver: true });
+    await settle();
+    assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
+    assert.deepEqual(model.sentOf("tool_result").map((m) => m.toolCallId), ["c9"]);
+  });
+
+  it("claims a call before running it, and runs it only once the kernel says so", async () => {
+    (globalThis as Record<string, unknown>).__paintRuns = 0;
+    const model = new FakeModel({ frontend_tools: [handlerTool("globalThis.__paintRuns++; return 'ok';")] });
+    model.grantsClaims = false;
+    const view = await connected([], model);
+    model.set("pending", [pendingPaint("c3")]);
+    await settle();
+    assert.deepEqual(model.sentOf("claim"), [{ kind: "claim", toolCallId: "c3", viewId: view.viewId }]);
+    assert.equal((globalThis as Record<string, unknown>).__paintRuns, 0, "not before the claim is granted");
+    model.grant(model.sentOf("claim")[0] as Record<string, unknown>);
+    await settle();
+    assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
   });
 
   it("passes the handover to the next view when the first one closes", async () => {

@@ -120,7 +120,7 @@ describe("trait guards", () => {
     });
     assert.equal(pending.length, 2);
     assert.equal(warnings.length, 3);
-    assert.deepEqual(pending[0], { kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "?" }, argsText: '{"question":"?"}' });
+    assert.deepEqual(pending[0], { kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "?" }, argsText: '{"question":"?"}', claimedBy: null });
     assert.equal(pending[1]?.kind, "interrupt");
   });
 

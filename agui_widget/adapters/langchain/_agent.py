@@ -69,6 +69,10 @@ log = logging.getLogger("agui_widget")
 
 STREAM_MODES = ["messages", "updates", "values", "custom", "tasks"]
 
+CREATE_AGENT_NODES = frozenset({"model", "tools"})
+"""``create_agent``'s own nodes: steps a chat does not show as progress (a graph of one's own
+names its nodes for people, and those are shown)."""
+
 InputMapper = Callable[[list[BaseMessage], dict[str, Any]], Any]
 
 
@@ -215,7 +219,7 @@ class LangChainAgent(AgentAdapter):
         messages: list[BaseMessage] = to_langchain(input.messages)
         if input.context:
             messages.insert(0, SystemMessage(content=context_text(input.context)))
-        steps = Steps(stream, self.options.emit_steps)
+        steps = Steps(stream, self.options.emit_steps, internal=frozenset({"model"}))
         yield steps.start("model")
         fallback = new_id("msg")
         async with aclosing(model.astream(messages, self._run_config(input))) as chunks:
@@ -239,7 +243,7 @@ class LangChainAgent(AgentAdapter):
                 "chat's frontend tools; add middleware=[agui_middleware()] to create_agent to offer them"
             )
         graph_input = await (self._resume_command(input, config) if input.resume else self._graph_input(input, config))
-        steps = Steps(stream, self.options.emit_steps)
+        steps = Steps(stream, self.options.emit_steps, internal=CREATE_AGENT_NODES if _is_create_agent(self.graph) else frozenset())
         state = StateTracker(stream, self.options.emit_state, input.state, self._shared)
         task_calls: dict[str, str] = {}
         interrupt_calls: dict[str, str] = {}

@@ -330,11 +330,15 @@ class MessageMapper:
 
 
 class Steps:
-    """STEP_STARTED/FINISHED by name; parallel tasks of one name share one step."""
+    """STEP_STARTED/FINISHED by name; parallel tasks of one name share one step.
 
-    def __init__(self, stream: EventStream, enabled: bool = True) -> None:
+    ``internal``: names that are the framework's own nodes (``create_agent``'s "model" and
+    "tools"); their steps are marked so a chat does not show them as progress."""
+
+    def __init__(self, stream: EventStream, enabled: bool = True, internal: frozenset[str] = frozenset()) -> None:
         self.stream = stream
         self.enabled = enabled
+        self.internal = internal
         self._count: dict[str, int] = {}
 
     def start(self, name: str) -> list[BaseEvent]:
@@ -342,14 +346,14 @@ class Steps:
             return []
         count = self._count.get(name, 0)
         self._count[name] = count + 1
-        return self.stream.step_started(name) if count == 0 else []
+        return self.stream.step_started(name, internal=name in self.internal) if count == 0 else []
 
     def finish(self, name: str) -> list[BaseEvent]:
         count = self._count.get(name, 0)
         if count <= 0:
             return []
         self._count[name] = count - 1
-        return self.stream.step_finished(name) if count == 1 else []
+        return self.stream.step_finished(name, internal=name in self.internal) if count == 1 else []
 
 
 # -- state ----------------------------------------------------------------------------------------

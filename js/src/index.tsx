@@ -11,6 +11,7 @@ import { HandlerRunner } from "./handlers";
 import { hideSavedOutput } from "./savedOutput";
 import "./styles.css";
 import { App } from "./view/App";
+import { Follower } from "./view/context";
 
 function renderChat({ model, el }: RenderProps): () => void {
   const root = document.createElement("div");
@@ -19,7 +20,7 @@ function renderChat({ model, el }: RenderProps): () => void {
   const conn = new Connection(model);
   const runner = new HandlerRunner(conn, root);
   const showSavedOutput = hideSavedOutput(conn.traits.get("saved_output_id"));
-  render(<App ctx={{ conn, runner }} />, root);
+  render(<App ctx={{ conn, runner, follower: new Follower() }} />, root);
   conn.start();
   runner.check();
   return () => {

@@ -1,9 +1,9 @@
 /** The chat view: a toolbar (state panel, event inspector, clear), the transcript (scrolling,
  * following the stream), what the chat waits for, a status line, notices, and the input. */
-import { useErrorBoundary, useRef, useState } from "preact/hooks";
+import { useEffect, useErrorBoundary, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
 import { Composer } from "./Composer";
-import { ViewCtx, type ViewContext } from "./context";
+import { ViewCtx, type ViewContext, useView } from "./context";
 import { useAutoScroll, useTrait } from "./hooks";
 import { EventInspector } from "./EventInspector";
 import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
@@ -69,6 +69,8 @@ function Chat() {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const { pinned, pin } = useAutoScroll(scroller, content);
+  const { follower } = useView();
+  useEffect(() => follower.subscribe(pin), [follower, pin]);
   const status = useTrait("status");
   const [showState, setShowState] = useState(false);
   const [showEvents, setShowEvents] = useState(false);

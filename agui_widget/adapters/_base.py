@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import (
@@ -38,6 +39,7 @@ from ag_ui.core import (
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
+    TokenUsage,
     ToolCallArgsEvent,
     ToolCallEndEvent,
     ToolCallResultEvent,
@@ -83,6 +85,8 @@ class EventStream:
         self._unanswered: list[str] = []
         self._interrupts: list[Interrupt] = []
         self.last_text_id: str | None = None
+        self.usage: list[TokenUsage] | None = None
+        """The run's token usage, when the framework reports it: RUN_FINISHED carries it."""
 
     # -- run framing -------------------------------------------------------------------------
 
@@ -94,7 +98,7 @@ class EventStream:
             outcome: Any = RunFinishedInterruptOutcome(interrupts=list(self._interrupts))
         else:
             outcome = RunFinishedSuccessOutcome(pending_tool_call_ids=list(self._unanswered) or None)
-        return RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=result)
+        return RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=result, usage=self.usage or None)
 
     def run_error(self, exc: BaseException) -> RunErrorEvent:
         message, code = describe_exception(exc)
@@ -279,25 +283,34 @@ class AgentAdapter(ABC):
     """An AG-UI agent: ``run(RunAgentInput) -> AsyncIterator[BaseEvent]``, framed by this base.
 
     Subclasses implement :meth:`_events`, yielding events (or lists of them) built with the
-    :class:`EventStream` they are given. Anything they raise becomes RUN_ERROR.
+    :class:`EventStream` they are given, and nothing else: the framing is here. Anything they raise
+    becomes RUN_ERROR (:meth:`_run_error` may shape its message); token usage set on the stream
+    goes on RUN_FINISHED. When the run is closed early (a stop), ``_events`` is closed at once, so
+    the framework's own stream is closed with it.
     """
 
     async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         stream = EventStream(input)
         yield stream.run_started()
         try:
-            async for emitted in self._events(input, stream):
-                for event in [emitted] if isinstance(emitted, BaseEvent) else emitted:
-                    for framed in stream.accept(event):
-                        yield framed
+            async with aclosing(self._events(input, stream)) as produced:
+                async for emitted in produced:
+                    for event in [emitted] if isinstance(emitted, BaseEvent) else emitted:
+                        for framed in stream.accept(event):
+                            yield framed
         except Exception as exc:
             for event in stream.close_all():
                 yield event
-            yield stream.run_error(exc)
+            yield self._run_error(exc, stream)
             return
         for event in stream.close_all():
             yield event
         yield stream.run_finished()
+
+    def _run_error(self, exc: Exception, stream: EventStream) -> RunErrorEvent:
+        """The RUN_ERROR for what ``_events`` raised: a message a person can act on. Override to
+        shape it (how much detail a framework's error may show)."""
+        return stream.run_error(exc)
 
     @abstractmethod
     def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:

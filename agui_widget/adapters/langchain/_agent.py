@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, RunAgentInput, TokenUsage
+from ag_ui.core import BaseEvent, RunAgentInput, RunErrorEvent
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 from langchain_core.messages import (
     AIMessage,
@@ -104,8 +104,6 @@ class LangChainAgent(AgentAdapter):
         self.config: RunnableConfig = merge_configs(binding_config, config or {})
         self.context = context
         self.input_mapper = input_mapper
-        self._failures: dict[str, BaseException] = {}
-        self._usage: dict[str, list[TokenUsage] | None] = {}
         self._warned = False
         self.middleware = None
         explicit = options is not None or bool(option_kwargs)
@@ -138,26 +136,9 @@ class LangChainAgent(AgentAdapter):
 
     # -- the adapter contract -------------------------------------------------------------------
 
-    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
-        """The base's framed run; RUN_ERROR shaped by ``error_detail``, token usage on RUN_FINISHED."""
-        try:
-            async with aclosing(super().run(input)) as events:  # a stop closes the graph's stream at once
-                async for event in events:
-                    yield self._finishing(event, input.run_id)
-        finally:
-            self._failures.pop(input.run_id, None)
-            self._usage.pop(input.run_id, None)
-
-    def _finishing(self, event: BaseEvent, run_id: str) -> BaseEvent:
-        if event.type == EventType.RUN_ERROR:
-            failure = self._failures.pop(run_id, None)
-            if failure is not None:
-                return shaped_error(failure, self.options.error_detail)
-        elif event.type == EventType.RUN_FINISHED:
-            usage = self._usage.pop(run_id, None)
-            if usage:
-                return event.model_copy(update={"usage": usage})
-        return event
+    def _run_error(self, exc: Exception, stream: EventStream) -> RunErrorEvent:
+        """RUN_ERROR shaped by ``error_detail`` (how much of the framework's error a user sees)."""
+        return shaped_error(exc, self.options.error_detail)
 
     async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
         mapper = MessageMapper(stream, self.options)
@@ -167,14 +148,10 @@ class LangChainAgent(AgentAdapter):
             source = self._model_events(input, stream, mapper)
         else:
             source = self._runnable_events(input, stream, mapper)
-        try:
-            async with aclosing(source) as events:
-                async for item in events:
-                    yield item
-        except Exception as exc:
-            self._failures[input.run_id] = exc
-            raise
-        self._usage[input.run_id] = mapper.usage()
+        async with aclosing(source) as events:
+            async for item in events:
+                yield item
+        stream.usage = mapper.usage()
 
     def _run_config(self, input: RunAgentInput, **configurable: Any) -> RunnableConfig:
         run_context = RunContext(input.thread_id, input.run_id, tuple(input.tools or ()), tuple(input.context or ()))

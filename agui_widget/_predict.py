@@ -13,8 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import pydantic_core
 from ag_ui.core import BaseEvent, EventType
+
+from ._content import parse_partial_json
 
 PREDICT_STATE_EVENT = "PredictState"
 
@@ -56,14 +57,6 @@ def coerce_rules(rules: Any) -> list[PredictRule]:
     return out
 
 
-def parse_partial(text: str) -> Any:
-    """The JSON value the text so far holds (unfinished strings, lists and objects included)."""
-    try:
-        return pydantic_core.from_json(text, allow_partial="trailing-strings")
-    except ValueError:
-        return None
-
-
 class StatePredictor:
     """Follows one chat's events and says how the state changes while predicted arguments stream."""
 
@@ -93,7 +86,7 @@ class StatePredictor:
             if tracked is not None:
                 rules, parts = tracked
                 parts.append(event.delta)  # type: ignore[attr-defined]
-                return _predicted(rules, parse_partial("".join(parts)), state)
+                return _predicted(rules, parse_partial_json("".join(parts)), state)
         elif kind in (EventType.TOOL_CALL_END, EventType.RUN_FINISHED, EventType.RUN_ERROR):
             if kind == EventType.TOOL_CALL_END:
                 self._calls.pop(event.tool_call_id, None)  # type: ignore[attr-defined]

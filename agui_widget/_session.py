@@ -40,7 +40,7 @@ from ag_ui.core import (
 from pydantic import TypeAdapter
 
 from ._consumer import EventConsumer
-from ._content import to_json_text
+from ._content import CANCELLED_TOOL_RESULT, answer_dangling_calls, to_json_text
 from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
@@ -61,7 +61,6 @@ REFUSED_KEY = "refused"
 """``metadata.agui_widget.refused`` holds the reason the input guard gave; such a message stays
 in the transcript for the user to see and is never sent to the agent."""
 
-CANCELLED_TOOL_RESULT = "Cancelled: the run was stopped before this tool call was answered."
 
 STOP_GRACE = 2.0
 """Seconds a stopped agent gets to unwind (its cleanup may await) before the turn ends without it.
@@ -726,36 +725,9 @@ class Session:
 
     def _answer_dangling_tool_calls(self) -> None:
         """After a stop or a failure: answer every tool call left without a result as cancelled,
-        right after the message that made it, so the history the next run sends to a model (which
-        OpenAI-style APIs check) never holds a dangling call."""
-        messages = self.messages
-        answered = {m.get("toolCallId") for m in messages if m.get("role") == "tool"}
-        repaired: list[dict[str, Any]] = []
-        first: int | None = None
-        index, count = 0, len(messages)
-        while index < count:
-            message = messages[index]
-            repaired.append(message)
-            index += 1
-            if message.get("role") != "assistant":
-                continue
-            calls = [
-                call["id"]
-                for call in message.get("toolCalls") or ()
-                if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"] not in answered
-            ]
-            if not calls:
-                continue
-            while index < count and messages[index].get("role") == "tool":  # results already there come first
-                repaired.append(messages[index])
-                index += 1
-            if first is None:
-                first = len(repaired)
-            for call_id in dict.fromkeys(calls):
-                answered.add(call_id)
-                repaired.append(
-                    {"id": new_id("tool"), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"}
-                )
+        right after the message that made it, so the history the next run sends to a model never
+        holds a dangling call."""
+        repaired, first = answer_dangling_calls(self.messages, lambda: new_id("tool"))
         if first is not None:
             self.messages = repaired
             self.listener.session_messages(first)

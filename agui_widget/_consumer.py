@@ -56,6 +56,7 @@ from ag_ui.core import (
 )
 from ag_ui.core.version import PROTOCOL_VERSION
 
+from ._deltas import BY_END, DELTAS
 from ._reducer import EventReducer
 from ._unicode import REPLACEMENT, has_surrogate, is_high_surrogate, rejoin_pairs, replace_lone, scrub
 from ._verify import EventVerifier, ProtocolError
@@ -826,23 +827,6 @@ class _ChunkExpander:
 # Unicode repair
 # =============================================================================================
 
-_DELTAS = {
-    EventType.TEXT_MESSAGE_CONTENT: "message_id",
-    EventType.REASONING_MESSAGE_CONTENT: "message_id",
-    EventType.TOOL_CALL_ARGS: "tool_call_id",
-}
-_DELTA_ENDS = {
-    EventType.TEXT_MESSAGE_END: (EventType.TEXT_MESSAGE_CONTENT, "message_id"),
-    EventType.REASONING_MESSAGE_END: (EventType.REASONING_MESSAGE_CONTENT, "message_id"),
-    EventType.TOOL_CALL_END: (EventType.TOOL_CALL_ARGS, "tool_call_id"),
-}
-_DELTA_BUILDERS: dict[Any, Callable[[str, str], BaseEvent]] = {
-    EventType.TEXT_MESSAGE_CONTENT: lambda entity, delta: TextMessageContentEvent(message_id=entity, delta=delta),
-    EventType.REASONING_MESSAGE_CONTENT: lambda entity, delta: ReasoningMessageContentEvent(message_id=entity, delta=delta),
-    EventType.TOOL_CALL_ARGS: lambda entity, delta: ToolCallArgsEvent(tool_call_id=entity, delta=delta),
-}
-
-
 class _SurrogateRepair:
     """Rejoins UTF-16 surrogate pairs split across deltas, and replaces halves that never pair.
 
@@ -897,9 +881,9 @@ class _SurrogateRepair:
         messages snapshot replaces what they would have ended, so they are dropped."""
         if not self.held:
             return []
-        end = _DELTA_ENDS.get(event.type)
-        if end is not None:
-            keys = [(end[0], getattr(event, end[1]))]
+        ends = BY_END.get(event.type)
+        if ends is not None:
+            keys = [(ends.type, getattr(event, ends.id_attr))]
         elif event.type in (EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.RUN_STARTED):
             keys = list(self.held)
         elif event.type == EventType.MESSAGES_SNAPSHOT:
@@ -911,7 +895,7 @@ class _SurrogateRepair:
         for key in keys:
             if self.held.pop(key, None) is not None:
                 self._replaced(key[0].value)
-                flushed.append(_DELTA_BUILDERS[key[0]](key[1], REPLACEMENT))
+                flushed.append(DELTAS[key[0]].build(key[1], REPLACEMENT))
         return flushed
 
     def whole(self, event: Any) -> Any:
@@ -1021,9 +1005,9 @@ class EventConsumer:
         delivered: list[BaseEvent] = []
         verifier, reducer, unicode = self._verifier, self._reducer, self._unicode
         for original in expanded:
-            id_field = _DELTAS.get(original.type)
-            if id_field is not None:
-                repaired: Any = (unicode.delta(original, id_field),)
+            delta_kind = DELTAS.get(original.type)
+            if delta_kind is not None:
+                repaired: Any = (unicode.delta(original, delta_kind.id_attr),)
             elif unicode.held:
                 repaired = (*unicode.flush(original), unicode.whole(original))
             else:

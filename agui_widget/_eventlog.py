@@ -16,9 +16,9 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Union
 
-from ag_ui.core import BaseEvent, ReasoningMessageContentEvent, TextMessageContentEvent, ToolCallArgsEvent
+from ag_ui.core import BaseEvent
 
-from ._wire import plain_delta
+from ._deltas import BY_NAME, plain_delta
 
 MAX_EVENTS = 20_000
 """How many events a chat's log keeps at most (the newest)."""
@@ -37,13 +37,6 @@ DELTA_FRAMING = 80
 
 Record = Union[tuple[str, str, str], BaseEvent]
 """How one event is kept: ``(type, id, delta)`` for a plain delta, else the event itself."""
-
-_REBUILD = {
-    "TEXT_MESSAGE_CONTENT": lambda ident, delta: TextMessageContentEvent(message_id=ident, delta=delta),
-    "TOOL_CALL_ARGS": lambda ident, delta: ToolCallArgsEvent(tool_call_id=ident, delta=delta),
-    "REASONING_MESSAGE_CONTENT": lambda ident, delta: ReasoningMessageContentEvent(message_id=ident, delta=delta),
-}
-
 
 def event_json_size(event: BaseEvent) -> int:
     """About how many bytes ``event`` takes as camelCase JSON (plain deltas without serializing)."""
@@ -72,7 +65,7 @@ def records_of(events: Iterable[BaseEvent]) -> list[tuple[Record, int]]:
 def revive(record: Record) -> BaseEvent:
     if isinstance(record, tuple):
         kind, ident, delta = record
-        return _REBUILD[kind](ident, delta)
+        return BY_NAME[kind].build(ident, delta)
     return record
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._marks import REFUSED, STOPPED, mark_of
 from ._transport import soon
 
 if TYPE_CHECKING:
@@ -103,8 +104,7 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
     heading = _ROLE_TITLES.get(role, role.title())
     if message.get("name"):
         heading += f" ({_one_line(str(message['name']))})"
-    meta = (message.get("metadata") or {}).get("agui_widget") if isinstance(message.get("metadata"), dict) else None
-    if isinstance(meta, dict) and meta.get("refused"):
+    if mark_of(message, REFUSED):
         heading += " — not sent"
     lines = [f"**{heading}:**", ""]
     if role == "tool":
@@ -121,9 +121,10 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
         function = call.get("function") or {}
         name = _one_line(str(function.get("name"))).replace("`", "'")
         lines += ["", f"*Calls `{name}`:*", "", *_fenced(_pretty_arguments(function.get("arguments")), "json")]
-    if isinstance(meta, dict) and meta.get("refused"):
-        lines += ["", f"> Not sent: {_one_line(str(meta['refused']))}"]
-    if isinstance(meta, dict) and meta.get("stopped"):
+    refused = mark_of(message, REFUSED)
+    if refused:
+        lines += ["", f"> Not sent: {_one_line(str(refused))}"]
+    if mark_of(message, STOPPED):
         lines += ["", "*(stopped)*"]
     return lines
 

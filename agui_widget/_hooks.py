@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Union
 from ag_ui.core import BaseEvent, RunAgentInput
 
 if TYPE_CHECKING:
-    from ._session import Run
+    from ._run import Run
 
 log = logging.getLogger("agui_widget")
 

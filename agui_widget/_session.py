@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 import logging
 import typing
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +25,6 @@ from ag_ui.core import (
     BaseEvent,
     Context,
     EventType,
-    Interrupt,
     Message,
     ResumeEntry,
     RunAgentInput,
@@ -40,10 +37,13 @@ from ag_ui.core import (
 from pydantic import TypeAdapter
 
 from ._consumer import EventConsumer
-from ._content import CANCELLED_TOOL_RESULT, answer_dangling_calls, to_json_text
+from ._content import answer_dangling_calls, to_json_text
 from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
+from ._ids import new_id
+from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
+from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool
 from ._unicode import has_surrogate, lone_surrogate_path
 from ._verify import ProtocolError
@@ -52,14 +52,10 @@ from .adapters import Agent
 log = logging.getLogger("agui_widget")
 
 Status = Literal["idle", "running", "waiting", "error"]
-RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled", "refused"]
 
-STOPPED_METADATA = {"agui_widget": {"stopped": True}}
+STOPPED_METADATA = marked(**{STOPPED: True})
 """Merged into a message that a stop cut short, so views and cells can mark it."""
 
-REFUSED_KEY = "refused"
-"""``metadata.agui_widget.refused`` holds the reason the input guard gave; such a message stays
-in the transcript for the user to see and is never sent to the agent."""
 
 
 STOP_GRACE = 2.0
@@ -70,110 +66,6 @@ and the next queued message starts, when the agent's task is done, so two runs n
 agent. An agent that ignores the cancellation for longer is left behind, with a warning."""
 
 _messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:16]}"
-
-
-class Run:
-    """One user turn: the agent's run and any follow-up runs after frontend tools or approvals.
-
-    Awaitable: ``await chat.send("hi")`` returns this Run once everything is over. Awaiting never
-    hands out the turn's own future: an awaiter that is cancelled (a kernel interrupt, a
-    ``wait_for`` timeout) stops waiting and leaves the turn alone; ``chat.stop()`` ends it.
-    """
-
-    def __init__(self, text: str, user_message: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
-        self.id = new_id("turn")
-        self.text = text
-        self.user_message = user_message
-        self.event_log = EventLog()
-        self.error: str | None = None
-        self.refused: str | None = None
-        """The input guard's reason when it refused this turn's message."""
-        self.status: RunStatus = "queued"
-        self.run_ids: list[str] = []
-        self._future: asyncio.Future[Run] = loop.create_future()
-        self._over = False
-        self._stopped = False
-        """Set by a stop: the session has already closed this turn; its task only unwinds."""
-
-    @property
-    def done(self) -> bool:
-        """True once the turn is over (finished, failed or cancelled)."""
-        return self._over
-
-    @property
-    def events(self) -> list[BaseEvent]:
-        """The AG-UI events of this turn, in order."""
-        return self.event_log.events()
-
-    @property
-    def reply(self) -> str:
-        """The text of the messages this turn streamed, one paragraph per message."""
-        texts: dict[str, list[str]] = {}
-        for event in self.event_log:
-            if event.type == EventType.TEXT_MESSAGE_CONTENT:
-                texts.setdefault(event.message_id, []).append(event.delta)  # type: ignore[attr-defined]
-        return "\n\n".join("".join(parts) for parts in texts.values())
-
-    def __await__(self):  # type: ignore[no-untyped-def]
-        return asyncio.shield(self._future).__await__()
-
-    def _finish(self, status: RunStatus) -> None:
-        self.status = status
-        self._over = True
-        if not self._future.done():
-            self._future.set_result(self)
-
-    def __repr__(self) -> str:
-        return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.event_log)}>"
-
-
-@dataclass
-class Pending:
-    """Something the chat waits for: a frontend tool call or an interrupt."""
-
-    kind: Literal["tool", "interrupt"]
-    id: str
-    name: str | None = None
-    args_text: str = ""
-    interrupt: Interrupt | None = None
-    answer: Any = None
-    answered: bool = False
-    claimed_by: str | None = None
-    """The view that runs this frontend tool's handler (so two tabs do not both run it)."""
-
-    @property
-    def args(self) -> Any:
-        try:
-            return json.loads(self.args_text) if self.args_text else {}
-        except ValueError:
-            return self.args_text
-
-    def to_wire(self) -> dict[str, Any]:
-        if self.kind == "tool":
-            return {
-                "kind": "tool",
-                "toolCallId": self.id,
-                "name": self.name,
-                "args": self.args,
-                "argsText": self.args_text,
-                "claimedBy": self.claimed_by,
-            }
-        item = self.interrupt
-        assert item is not None
-        return {
-            "kind": "interrupt",
-            "interruptId": self.id,
-            "reason": item.reason,
-            "message": item.message,
-            "toolCallId": item.tool_call_id,
-            "name": self.name,
-            "args": self.args if self.args_text else None,
-            "responseSchema": item.response_schema,
-        }
 
 
 class SessionListener:
@@ -705,9 +597,8 @@ class Session:
         for index in range(len(self.messages) - 1, -1, -1):
             message = self.messages[index]
             if message.get("id") == run.user_message["id"]:
-                metadata = dict(message.get("metadata") or {})
-                metadata["agui_widget"] = {**(metadata.get("agui_widget") or {}), REFUSED_KEY: reason}
-                self.messages = [*self.messages[:index], {**message, "metadata": metadata}, *self.messages[index + 1 :]]
+                refused = {**message, "metadata": with_mark(message.get("metadata"), REFUSED, reason)}
+                self.messages = [*self.messages[:index], refused, *self.messages[index + 1 :]]
                 self.listener.session_messages(index)
                 break
         self.listener.session_notice("warning", f"Not sent: {reason}")
@@ -830,30 +721,9 @@ def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, 
 
 
 def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:
-    return _messages_adapter.validate_python([_without_display(m) for m in messages if not is_refused(m)])
-
-
-def _without_display(message: dict[str, Any]) -> dict[str, Any]:
-    """A message as an agent sees it: a rich result's MIME bundle is for the view, the model gets
-    the text in ``content``."""
-    meta = message.get("metadata")
-    ours = meta.get("agui_widget") if isinstance(meta, dict) else None
-    if not isinstance(ours, dict) or "display" not in ours:
-        return message
-    rest = {k: v for k, v in ours.items() if k != "display"}
-    metadata = {k: v for k, v in meta.items() if k != "agui_widget"}
-    if rest:
-        metadata["agui_widget"] = rest
-    stripped = {k: v for k, v in message.items() if k != "metadata"}
-    if metadata:
-        stripped["metadata"] = metadata
-    return stripped
-
-
-def is_refused(message: dict[str, Any]) -> bool:
-    """True for a user message the input guard refused (kept for the user, never sent)."""
-    metadata = message.get("metadata")
-    return isinstance(metadata, dict) and isinstance(metadata.get("agui_widget"), dict) and REFUSED_KEY in metadata["agui_widget"]
+    """The transcript as an agent gets it: a message the input guard refused is never sent, and a
+    rich result's MIME bundle is for the view (the model gets the text in ``content``)."""
+    return _messages_adapter.validate_python([without_mark(m, DISPLAY) for m in messages if mark_of(m, REFUSED) is None])
 
 
 def _answer_text(what: str, value: Any) -> str:

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _wire
-from ._session import new_id
+from ._ids import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
 from ._transport import soon
 from .adapters import as_agent

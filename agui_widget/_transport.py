@@ -13,6 +13,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ._deltas import BY_NAME
 from ._wire import events_message
 
 log = logging.getLogger("agui_widget")
@@ -23,13 +24,6 @@ DEFAULT_WINDOW = 0.05
 The first event after a quiet spell goes out at once, so the first token is not delayed; the
 ones after it wait for company. Measured (benchmarks/stream_cost.py): at 1,000 tokens/s of about
 5 characters, a 30 ms window spends more bytes on message framing than on text."""
-
-# Event type -> the key that names what its delta belongs to.
-_MERGEABLE: dict[str, str] = {
-    "TEXT_MESSAGE_CONTENT": "messageId",
-    "TOOL_CALL_ARGS": "toolCallId",
-    "REASONING_MESSAGE_CONTENT": "messageId",
-}
 
 
 def soon(callback: Callable[[], None]) -> asyncio.Handle | None:
@@ -99,10 +93,10 @@ class BatchingTransport:
     @staticmethod
     def _merge(last: dict[str, Any], new: dict[str, Any]) -> bool:
         """Fold ``new`` into ``last`` when both are plain deltas (type, id, delta) of the same id."""
-        key = _MERGEABLE.get(new["type"])
-        if key is None or len(new) != 3 or len(last) != 3 or last["type"] != new["type"]:
+        kind = BY_NAME.get(new["type"])
+        if kind is None or len(new) != 3 or len(last) != 3 or last["type"] != new["type"]:
             return False
-        if last.get(key) != new.get(key):
+        if last.get(kind.id_key) != new.get(kind.id_key):
             return False
         last["delta"] += new["delta"]
         return True

@@ -15,6 +15,7 @@ from ag_ui.core import BaseEvent, EventType
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from pydantic.alias_generators import to_camel
 
+from ._deltas import WIRE_FIELDS, plain_delta
 from ._unicode import lone_surrogate_path
 
 log = logging.getLogger("agui_widget")
@@ -161,27 +162,6 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 # Kernel -> view. Built as dicts: these sit on the streaming path.
 
-_DELTA_EVENTS = {
-    EventType.TEXT_MESSAGE_CONTENT: ("TEXT_MESSAGE_CONTENT", "messageId", "message_id"),
-    EventType.TOOL_CALL_ARGS: ("TOOL_CALL_ARGS", "toolCallId", "tool_call_id"),
-    EventType.REASONING_MESSAGE_CONTENT: ("REASONING_MESSAGE_CONTENT", "messageId", "message_id"),
-}
-_PLAIN_DELTA_FIELDS = {"type", "delta", "message_id", "tool_call_id"}
-
-
-_WIRE_DELTA_FIELDS = _PLAIN_DELTA_FIELDS | {"raw_event"}
-
-
-def plain_delta(event: BaseEvent, allowed: set[str] = _PLAIN_DELTA_FIELDS) -> tuple[str, str, str, str] | None:
-    """``(type, id key, id, delta)`` when ``event`` is a plain delta: a content or arguments event
-    with only its id and its delta set (most of a stream), or only ``allowed`` fields; else None."""
-    hot = _DELTA_EVENTS.get(event.type)
-    if hot is None or event.__pydantic_extra__ or not event.__pydantic_fields_set__ <= allowed:
-        return None
-    name, key, attribute = hot
-    return name, key, getattr(event, attribute), event.delta  # type: ignore[attr-defined]
-
-
 def event_to_wire(event: BaseEvent) -> dict[str, Any]:
     """An event as camelCase JSON for the views. Plain deltas (most of a stream) skip the generic
     serializer.
@@ -191,7 +171,7 @@ def event_to_wire(event: BaseEvent) -> dict[str, Any]:
     and more, with their graph's state), which would make the wire hundreds of times the text and
     keep the deltas from being merged.
     """
-    plain = plain_delta(event, _WIRE_DELTA_FIELDS)
+    plain = plain_delta(event, WIRE_FIELDS)
     if plain is not None:
         name, key, ident, delta = plain
         return {"type": name, key: ident, "delta": delta}

@@ -16,7 +16,8 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
-from agui_widget._session import CANCELLED_TOOL_RESULT, Session, SessionListener
+from agui_widget._content import CANCELLED_TOOL_RESULT
+from agui_widget._session import Session, SessionListener
 from agui_widget._tools import FrontendTool
 from agui_widget.adapters import AgentAdapter, DemoAgent, EventStream, as_agent
 from agui_widget.adapters._demo import ACCENT_TOOL

@@ -26,7 +26,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agui_widget._session import CANCELLED_TOOL_RESULT, Session
+from agui_widget._content import CANCELLED_TOOL_RESULT
+from agui_widget._session import Session
 from agui_widget.adapters import AgentAdapter, DemoAgent, EventStream
 from agui_widget.adapters._demo import ACCENT_TOOL
 

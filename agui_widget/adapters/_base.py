@@ -10,7 +10,6 @@ what is open from the consumer side.
 
 from __future__ import annotations
 
-import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterable
 from contextlib import aclosing
@@ -49,16 +48,14 @@ from ag_ui.core import (
 from .._content import to_json_text
 from .._display import is_rich, rich_output
 from .._errors import describe_exception
+from .._ids import new_id
+from .._marks import DISPLAY, INTERNAL, marked
 
 Emitted = BaseEvent | Iterable[BaseEvent]
 """What an adapter's ``_events`` yields: one event, or several at once."""
 
-INTERNAL_STEP = {"agui_widget": {"internal": True}}
+INTERNAL_STEP = marked(**{INTERNAL: True})
 """The metadata of a step that is the framework's plumbing, not progress a person follows."""
-
-
-def new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:16]}"
 
 
 class EventStream:
@@ -225,7 +222,7 @@ class EventStream:
         rich = rich_output(content)
         if rich is not None:
             bundle, content = rich
-            metadata = {"agui_widget": {"display": bundle}}
+            metadata = marked(**{DISPLAY: bundle})
         elif is_rich(content):
             content = repr(content)
         result = ToolCallResultEvent(

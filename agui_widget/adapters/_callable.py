@@ -17,6 +17,7 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 
 from .._display import rich_output
+from .._marks import DISPLAY, marked
 
 from ._base import AgentAdapter, Emitted, EventStream
 
@@ -44,7 +45,7 @@ class CallableAgent(AgentAdapter):
             # Shown as the object; the transcript (and a model reading it later) gets its text.
             bundle, text = rich
             yield stream.text(text)
-            yield stream.end_text(metadata={"agui_widget": {"display": bundle}})
+            yield stream.end_text(metadata=marked(**{DISPLAY: bundle}))
             return
         async for chunk in _chunks(result):
             yield stream.text(chunk)

@@ -1,0 +1,64 @@
+"""The marks agui-widget puts on messages and events, in one place.
+
+They live under ``metadata.agui_widget``, apart from a producer's own metadata, travel with the
+message (a thread store, an HTTP client and a view see them) and are read by the view through
+``widgetMark`` (js/src/mirror.ts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+NAMESPACE = "agui_widget"
+
+STOPPED = "stopped"
+"""On a message a stop cut short (True)."""
+
+REFUSED = "refused"
+"""On a user message the input guard refused: the reason shown to the user; never sent to an agent."""
+
+DISPLAY = "display"
+"""On a tool message (or a text end): a rich result's MIME bundle, for the view; the model gets the text."""
+
+INTERNAL = "internal"
+"""On a step that is the framework's plumbing (a graph's "model" node), not progress to show (True)."""
+
+TRUNCATED = "truncated"
+"""On a tool result cut short for the view: how much was shown."""
+
+
+def marked(**marks: Any) -> dict[str, Any]:
+    """Metadata holding only these marks: ``marked(stopped=True)``."""
+    return {NAMESPACE: dict(marks)}
+
+
+def mark_of(holder: Mapping[str, Any] | None, key: str) -> Any:
+    """The mark ``key`` of a message or event dict (its ``metadata``), or None."""
+    metadata = holder.get("metadata") if isinstance(holder, Mapping) else None
+    ours = metadata.get(NAMESPACE) if isinstance(metadata, Mapping) else None
+    return ours.get(key) if isinstance(ours, Mapping) else None
+
+
+def with_mark(metadata: Mapping[str, Any] | None, key: str, value: Any) -> dict[str, Any]:
+    """``metadata`` (a copy) with one more mark; the producer's own keys are kept."""
+    merged = dict(metadata or {})
+    ours = merged.get(NAMESPACE)
+    merged[NAMESPACE] = {**(ours if isinstance(ours, Mapping) else {}), key: value}
+    return merged
+
+
+def without_mark(message: dict[str, Any], key: str) -> dict[str, Any]:
+    """``message`` without the mark ``key`` (the same dict when it has none); empty metadata goes."""
+    metadata = message.get("metadata")
+    ours = metadata.get(NAMESPACE) if isinstance(metadata, Mapping) else None
+    if not isinstance(ours, Mapping) or key not in ours:
+        return message
+    rest = {k: v for k, v in ours.items() if k != key}
+    kept = {k: v for k, v in metadata.items() if k != NAMESPACE}
+    if rest:
+        kept[NAMESPACE] = rest
+    stripped = {k: v for k, v in message.items() if k != "metadata"}
+    if kept:
+        stripped["metadata"] = kept
+    return stripped

@@ -11,7 +11,7 @@ import asyncio
 import json
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ._marks import REFUSED, STOPPED, mark_of
@@ -223,87 +223,69 @@ SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript"
 """Marks the kept conversation's block, so the chat's views can hide it (js/src/savedOutput.ts)."""
 
 
-class ExportMixin:
-    """Export for ``AgentChat``: Markdown, JSON, and the conversation kept in the notebook."""
+class SavedOutput:
+    """The conversation kept in the notebook, beside a displayed chat, for viewers without a kernel.
 
-    messages: list[dict[str, Any]]
-    state: Any
-    thread_id: str
-    saved_output_id: str
-    _agent_name: str | None
-    _session: Session
-    _saved_output_shown = False
-    _saved_output_stale = False
-    _saved_output_handle: asyncio.Handle | None = None
+    A displayed chat shows two outputs: the widget, then this one (text/markdown and text/plain
+    under a display id). The chat rewrites it whenever it is idle after a change, so a saved
+    notebook holds the latest conversation and nbviewer or GitHub show it; the chat's own views
+    hide it while they are on the page. Rewriting the widget's output instead would make
+    JupyterLab render a second view into it.
+    """
 
-    def to_markdown(self) -> str:
-        """The conversation (and the state, when there is one) as Markdown."""
-        return to_markdown(self.messages, state=self.state)
+    def __init__(self, session: Session, display_id: str, header: Callable[[], str], alive: Callable[[], bool]) -> None:
+        self._session = session
+        self.display_id = display_id
+        self._header = header
+        self._alive = alive
+        self.shown = False
+        self.stale = False
+        self._handle: asyncio.Handle | None = None
 
-    def to_json(self, indent: int | None = 2) -> str:
-        """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI), ``state``.
-
-        ``AgentChat(agent, thread_id=d["threadId"], messages=d["messages"], state=d["state"])``
-        with ``d = json.loads(text)`` continues it.
-        """
-        document = to_json_document(self.thread_id, self.messages, self.state, self._agent_name)
-        return json.dumps(document, ensure_ascii=False, indent=indent)
-
-    # -- the conversation kept in the notebook --------------------------------------------------
-
-    def _ipython_display_(self) -> None:
-        """Show the chat, then an output that keeps the conversation for viewers without a kernel.
-
-        The second output (text/markdown and text/plain) has a display id, so the chat rewrites it
-        whenever it is idle after a change: a saved notebook holds the latest conversation, and
-        nbviewer or GitHub show it. The chat's own views hide it while they are on the page.
-        Rewriting the widget's output instead would make JupyterLab render a second view into it.
-        """
+    def display(self) -> None:
+        """Show it (right after the widget's own output)."""
         import IPython.display
 
-        bundle = super()._repr_mimebundle_()  # type: ignore[misc]
-        if bundle is not None:
-            data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
-            IPython.display.display(data, metadata=metadata, raw=True)
-        self._saved_output_stale = False
-        IPython.display.display(self._saved_output(), raw=True, display_id=self.saved_output_id)
-        self._saved_output_shown = True
+        self.stale = False
+        IPython.display.display(self.bundle(), raw=True, display_id=self.display_id)
+        self.shown = True
 
-    def _saved_output(self) -> dict[str, str]:
+    def bundle(self) -> dict[str, str]:
         """The conversation as the notebook keeps it: Markdown in a marked block, and plain text."""
-        markdown = to_markdown(self._session.messages, state=self._session.state, limit=MARKDOWN_LIMIT)
+        session = self._session
+        markdown = to_markdown(session.messages, state=session.state, limit=MARKDOWN_LIMIT)
         return {
-            "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.saved_output_id}">\n\n{markdown}\n</div>\n',
-            "text/plain": to_text(self._session.messages, header=repr(self)),
+            "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.display_id}">\n\n{markdown}\n</div>\n',
+            "text/plain": to_text(session.messages, header=self._header()),
         }
 
-    def _saved_output_changed(self) -> None:
+    def changed(self) -> None:
         """The conversation changed: the kept output is rewritten once the chat is idle."""
-        if self._saved_output_shown:
-            self._saved_output_stale = True
-            self._saved_output_when_idle()
+        if self.shown:
+            self.stale = True
+            self.when_idle()
 
-    def _saved_output_when_idle(self) -> None:
-        """Rewrite the kept output soon if it is stale and no turn is under way.
+    def when_idle(self) -> None:
+        """Rewrite it soon if it is stale and no turn is under way.
 
         During a turn only the mark is set; the turn's end (a status change) comes back here.
         """
         session = self._session
-        if not self._saved_output_stale or session.active is not None or session.queue or self._saved_output_handle is not None:
+        if not self.stale or session.active is not None or session.queue or self._handle is not None:
             return
-        self._saved_output_handle = soon(self._rewrite_saved_output)
+        self._handle = soon(self._rewrite)
 
-    def _rewrite_saved_output(self) -> None:
-        self._saved_output_handle = None
-        if not self._saved_output_stale or self.comm is None:  # type: ignore[attr-defined]
+    def _rewrite(self) -> None:
+        self._handle = None
+        if not self.stale or not self._alive():
             return
-        self._saved_output_stale = False
+        self.stale = False
         try:
             import IPython.display
 
-            IPython.display.update_display(self._saved_output(), raw=True, display_id=self.saved_output_id)
+            IPython.display.update_display(self.bundle(), raw=True, display_id=self.display_id)
         except Exception:
             log.exception("agui-widget: the conversation kept in the notebook's output was not updated")
 
 
-__all__ = ["EXPORT_FORMAT", "SAVED_OUTPUT_ATTRIBUTE", "ExportMixin", "to_json_document", "to_markdown", "to_text"]
+__all__ = ["EXPORT_FORMAT", "SAVED_OUTPUT_ATTRIBUTE", "SavedOutput", "to_json_document", "to_markdown", "to_text"]

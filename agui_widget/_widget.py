@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import logging
 import os
 import pathlib
@@ -27,17 +28,16 @@ from pydantic import ValidationError
 
 from . import _wire
 from ._assets import read_asset
-from ._export import ExportMixin
+from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._predict import coerce_rules
 from ._session import AlreadyAnswered, Pending, Run, Session, SessionListener, normalize_messages
 from ._store import ThreadStore
-from ._threads import ThreadsMixin
+from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
 from ._transport import DEFAULT_WINDOW, BatchingTransport
-from .adapters import DemoAgent
 
 log = logging.getLogger("agui_widget")
 
@@ -56,7 +56,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener):
+class AgentChat(anywidget.AnyWidget, SessionListener):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -114,13 +114,14 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
         hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
         given = None if messages is None else normalize_messages(messages)
-        runnable, thread_id, start_messages, state = self._setup_threads(agent, store, thread_id, given, state)
+        self._threads = Threads(agent, store, thread_id, given, state)
+        start = self._threads.start
         predict_rules = coerce_rules(predict_state)
         frontend = coerce_tools(tools)
-        for candidate in (self._agents or {"": runnable}).values():
-            if isinstance(candidate, DemoAgent):
-                named = {tool.name for tool in frontend}
-                frontend = [t for t in candidate.frontend_tools if t.name not in named] + frontend
+        for candidate in (self._threads.agents or {"": start.agent}).values():
+            # An agent may bring frontend tools of its own (the demo agent does); the chat's win.
+            named = {tool.name for tool in frontend}
+            frontend = [t for t in coerce_tools(getattr(candidate, "frontend_tools", ())) if t.name not in named] + frontend
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
         self._refresh_handle: asyncio.TimerHandle | None = None
@@ -129,11 +130,11 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
         self._window = batch_window
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
         self._session = Session(
-            runnable,
+            start.agent,
             tools=frontend,
-            thread_id=thread_id,
-            state={} if state is None else state,
-            messages=start_messages,
+            thread_id=start.thread_id,
+            state={} if start.state is None else start.state,
+            messages=start.messages,
             context=[c if isinstance(c, Context) else Context(**c) for c in context],
             listener=self,
             hooks=hooks,
@@ -149,7 +150,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             frontend_tools=[tool.spec() for tool in frontend],
             messages=list(self._session.messages),
             state=copy.deepcopy(self._session.state),
-            **self._agent_traits(),
+            agent_names=list(self._threads.agents),
+            agent_name=self._threads.agent_name or "",
             suggestions=normalize_suggestions(suggestions),
             predict_state=[rule.to_wire() for rule in predict_rules],
             saved_output_id=f"agui-transcript-{uuid.uuid4().hex}",
@@ -157,9 +159,14 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             **kwargs,
         )
         self._syncing = False
+        self._saved = SavedOutput(self._session, self.saved_output_id, header=lambda: repr(self), alive=lambda: self.comm is not None)
+        self._threads.attach(self._session, switched=self._thread_switched, notice=self.session_notice)
         self.on_msg(self._on_view_message)
-        if self._dirty:
-            self._save_quietly()  # the messages= or state= given replace what the store held
+
+    def _thread_switched(self, thread_id: str, agent_name: str) -> None:
+        with self._sync(), self.hold_sync():
+            self.thread_id = thread_id
+            self.agent_name = agent_name
 
     def _send_custom(self, message: dict[str, Any]) -> None:
         # ``send`` is the chat's own verb here; the widget's custom message goes through the base.
@@ -181,6 +188,70 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
     @agent.setter
     def agent(self, name: str) -> None:
         self.select_agent(name)
+
+    # -- threads and agents (docs/threads.md) -----------------------------------------------------
+
+    @property
+    def agents(self) -> dict[str, Any]:
+        """The agents by name (empty for a chat of one agent)."""
+        return dict(self._threads.agents)
+
+    @property
+    def store(self) -> ThreadStore:
+        """Where threads are kept (in memory unless ``store=`` was given)."""
+        return self._threads.store
+
+    def select_agent(self, name: str) -> None:
+        """Make ``name`` the active agent; its own thread (transcript and state) comes back.
+
+        Refused while a run is active or waiting; the current thread is saved first.
+        """
+        self._threads.select_agent(name)
+
+    def threads(self) -> list[dict[str, Any]]:
+        """The threads in the store (the active agent's, with several agents), newest first.
+
+        Each: ``thread_id``, ``title`` (the start of the first user message), ``updated`` (a UTC
+        datetime), ``messages`` (how many), ``agent``.
+        """
+        return self._threads.listing()
+
+    def switch(self, thread_id: str) -> None:
+        """Continue thread ``thread_id`` from the store, or start it empty when it is new.
+
+        The current thread is saved first. Refused while a run is active or waiting.
+        """
+        self._threads.switch(thread_id)
+
+    def new_thread(self, thread_id: str | None = None) -> str:
+        """Start an empty thread (a fresh id unless given), switch to it, and return its id."""
+        return self._threads.new_thread(thread_id)
+
+    # -- export ---------------------------------------------------------------------------------
+
+    def to_markdown(self) -> str:
+        """The conversation (and the state, when there is one) as Markdown."""
+        return to_markdown(self.messages, state=self.state)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI), ``state``.
+
+        ``AgentChat(agent, thread_id=d["threadId"], messages=d["messages"], state=d["state"])``
+        with ``d = json.loads(text)`` continues it.
+        """
+        document = to_json_document(self.thread_id, self.messages, self.state, self._threads.agent_name)
+        return json.dumps(document, ensure_ascii=False, indent=indent)
+
+    def _ipython_display_(self) -> None:
+        """Show the chat, then an output that keeps the conversation for viewers without a kernel
+        (docs/threads.md)."""
+        import IPython.display
+
+        bundle = super()._repr_mimebundle_()
+        if bundle is not None:
+            data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
+            IPython.display.display(data, metadata=metadata, raw=True)
+        self._saved.display()
 
     def send(self, content: str | list[dict[str, Any]]) -> Run:  # type: ignore[override]
         """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
@@ -377,21 +448,21 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
 
     def session_messages(self, start: int) -> None:
         self._transport.send(_wire.messages_message(start, self._session.messages[start:]))
-        self._thread_changed()
+        self._threads.changed()
         self._genui.messages_added(self._session.messages, start)
         self._refresh_traits()
-        self._saved_output_changed()
+        self._saved.changed()
 
     def session_state(self, patch: list[dict[str, Any]]) -> None:
         self._transport.send(_wire.state_patch_message(patch))
-        self._thread_changed()
+        self._threads.changed()
         self._refresh_traits()
-        self._saved_output_changed()
+        self._saved.changed()
 
     def session_run_ended(self, start: int) -> None:
         messages = self._session.messages
         self._transport.send(_wire.check_message(messages, min(start, len(messages)), self._state_fingerprint()))
-        self._dirty = True
+        self._threads.dirty = True
         self._refresh_traits()
         suggested = self._genui.run_ended(messages, self._session.state)
         if isinstance(suggested, list):
@@ -421,8 +492,8 @@ class AgentChat(ThreadsMixin, ExportMixin, anywidget.AnyWidget, SessionListener)
             self.error = session.error
             self.pending = [p.to_wire() for p in session.pending]
             self.queued = [{"id": run.id, "text": run.text} for run in session.queue]
-        self._turn_may_have_ended()
-        self._saved_output_when_idle()
+        self._threads.turn_may_have_ended()
+        self._saved.when_idle()
 
     def session_notice(self, level: Any, text: str) -> None:
         self._transport.send(_wire.notice_message(level, text))

@@ -23,21 +23,17 @@ from typing import Any, TypeVar
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, Tool
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
+from langgraph.types import Interrupt as LangGraphInterrupt
 
 from ..._tools import FrontendTool, coerce_tools
 from .._base import EventStream, new_id
-from ._events import (
-    MessageMapper,
-    StateTracker,
-    Steps,
-    custom_event,
-    interrupt_fields,
-    is_middleware_node,
-    response_schema,
-    shaped_error,
-    shared_key_filter,
-)
+from ._custom import custom_event
+from ._events import MessageMapper
+from ._interrupts import report_interrupt
 from ._options import AGUIOptions, make_options
+from ._run_error import shaped_error
+from ._state import StateTracker, shared_key_filter
+from ._steps import Steps, is_middleware_node
 
 try:  # the marker that makes chat models stream under invoke (LangChain's own stream handlers use it)
     from langchain_core.tracers._streaming import (
@@ -90,7 +86,7 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
         self._state: StateTracker | None = None
         self._runs: dict[uuid.UUID, tuple[str, str]] = {}
         self._tool_calls: dict[uuid.UUID, str | None] = {}
-        self._interrupts: dict[str, Any] = {}
+        self._interrupts: dict[str, LangGraphInterrupt] = {}
 
     def dispose(self) -> None:
         """Forget any run in progress and the collected events."""
@@ -157,21 +153,11 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
         for item in (outputs.get("__interrupt__") if isinstance(outputs, dict) else None) or ():
             interrupts.setdefault(getattr(item, "id", None) or new_id("interrupt"), item)
         for item in interrupts.values():
-            fields = interrupt_fields(getattr(item, "value", item))
-            stream.interrupt(
-                fields["reason"],
-                message=fields.get("message"),
-                tool_call_id=fields.get("tool_call_id"),
-                response_schema=response_schema(item),
-                interrupt_id=getattr(item, "id", None),
-            )
+            report_interrupt(stream, item, interrupt_id=getattr(item, "id", None))
         for event in stream.close_all():
             self._deliver(event)
-        finished = stream.run_finished()
-        usage = mapper.usage()
-        if usage:
-            finished = finished.model_copy(update={"usage": usage})
-        self._deliver(finished)
+        stream.usage = mapper.usage()
+        self._deliver(stream.run_finished())
         self._reset()
 
     def _fail(self, error: BaseException) -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
 from ag_ui.core import Context, Tool
+from langchain_core.runnables import RunnableConfig
 
-from ._messages import context_text, tool_specs
+from ..._content import context_text
+from ._tool_specs import ToolSpec, tool_specs
 
 CONFIG_KEY = "agui"
 
@@ -31,14 +31,14 @@ class RunContext:
     def tool_names(self) -> frozenset[str]:
         return frozenset(tool.name for tool in self.tools)
 
-    def tool_specs(self, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
+    def tool_specs(self, exclude: Sequence[str] = ()) -> list[ToolSpec]:
         return tool_specs(self.tools, exclude=exclude)
 
     def context_text(self) -> str | None:
         return context_text(self.context) if self.context else None
 
 
-def run_context(config: Any = None) -> RunContext | None:
+def run_context(config: RunnableConfig | None = None) -> RunContext | None:
     """The current AG-UI run's context, from ``config`` or from the LangGraph/LangChain context."""
     if config is None:
         try:
@@ -53,7 +53,7 @@ def run_context(config: Any = None) -> RunContext | None:
     return found if isinstance(found, RunContext) else None
 
 
-def frontend_tools(config: Any = None) -> list[dict[str, Any]]:
+def frontend_tools(config: RunnableConfig | None = None) -> list[ToolSpec]:
     """The frontend tools of the current AG-UI run, as tool dicts any ``bind_tools`` accepts.
 
     For your own graph nodes: ``model.bind_tools([*my_tools, *frontend_tools(config)])``. When the

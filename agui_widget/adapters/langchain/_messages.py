@@ -1,4 +1,4 @@
-"""AG-UI messages and tools as LangChain objects, and LangChain values as JSON.
+"""AG-UI messages as LangChain messages, and what a graph's checkpoint lacks of a transcript.
 
 AG-UI message ids become LangChain message ids (and the ids of the messages a model or a tool
 produces become AG-UI ids), so a transcript and a checkpoint can be compared message by message.
@@ -6,16 +6,12 @@ produces become AG-UI ids), so a transcript and a checkpoint can be compared mes
 
 from __future__ import annotations
 
-import dataclasses
-import datetime
-import enum
 import json
 import logging
-import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ag_ui.core import Context, Message, Tool
+from ag_ui import core as agui
 from langchain_core.messages import (
     AIMessage,
     BaseMessage,
@@ -26,53 +22,69 @@ from langchain_core.messages import (
 )
 from pydantic import BaseModel
 
+from ..._content import CANCELLED_TOOL_RESULT, answer_dangling_calls
+
 log = logging.getLogger("agui_widget")
 
-CANCELLED_CALL = "Cancelled: this tool call got no result (the run was stopped)."
+CANCELLED_CALL = CANCELLED_TOOL_RESULT
+"""What a tool call left without a result is answered with before a model sees it."""
+
+Convertible = agui.UserMessage | agui.AssistantMessage | agui.ToolMessage | agui.SystemMessage | agui.DeveloperMessage
+"""The AG-UI messages a model sees; reasoning and activity messages are the UI's own."""
+
+LangChainContent = str | list[dict[str, Any]]
+"""A string, or LangChain's standard content blocks."""
 
 
-def to_langchain(messages: Sequence[Message], *, repair: bool = True) -> list[BaseMessage]:
-    """The AG-UI transcript as LangChain messages, ids kept.
+def to_langchain(messages: Sequence[agui.Message]) -> list[BaseMessage]:
+    """The AG-UI transcript as LangChain messages, ids kept, every dangling tool call answered
+    (:func:`answer_dangling`) so a model never sees one. Reasoning and activity messages are left out."""
+    kept = [message for message in messages if isinstance(message, Convertible)]
+    return [_converted(message) for message in answer_dangling(kept)]
 
-    Reasoning and activity messages are the UI's own and are left out. With ``repair``, a tool
-    call that has no result gets one saying it was cancelled (with a stable id), so a model never
-    sees a dangling call.
+
+def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
+    """``messages`` with every tool call that has no result answered as cancelled, right after the
+    message that made it (the session's repair, :func:`~agui_widget._content.answer_dangling_calls`).
+
+    The calls of the last turn are left alone: their results may still come. An answer's id is its
+    call's id with ``-cancelled``, the same on every run, so a checkpoint that stored the answer
+    matches the next run's transcript.
     """
-    converted: list[BaseMessage] = []
-    for message in messages:
-        item = _one(message)
-        if item is not None:
-            converted.append(item)
-    return repair_dangling_calls(converted) if repair else converted
+    dumped = [message.model_dump(by_alias=True) for message in messages]
+    originals = {id(data): message for data, message in zip(dumped, messages)}
+    repaired, first = answer_dangling_calls(dumped, lambda: "")  # named by _cancelled_answer
+    if first is None:
+        return list(messages)
+    while id(repaired[-1]) not in originals:
+        repaired.pop()  # answers at the very end are to the last turn's calls
+    return [originals.get(id(data)) or _cancelled_answer(data) for data in repaired]
 
 
-def _one(message: Message) -> BaseMessage | None:
-    role = message.role
-    if role == "user":
-        return HumanMessage(content=_user_content(message.content), id=message.id, name=message.name)  # type: ignore[union-attr]
-    if role == "assistant":
-        calls = []
-        for call in message.tool_calls or ():  # type: ignore[union-attr]
-            calls.append({"id": call.id, "name": call.function.name, "args": _parse_args(call.function.arguments), "type": "tool_call"})
-        return AIMessage(content=message.content or "", id=message.id, name=message.name, tool_calls=calls)  # type: ignore[union-attr]
-    if role == "tool":
-        content = message.content  # type: ignore[union-attr]
-        text = content if isinstance(content, str) else _user_content(content)
+def _cancelled_answer(data: dict[str, Any]) -> agui.ToolMessage:
+    call_id = data["toolCallId"]
+    return agui.ToolMessage(id=f"{call_id}-cancelled", role="tool", tool_call_id=call_id, content=data["content"], error=data["error"])
+
+
+def _converted(message: Convertible) -> BaseMessage:
+    if isinstance(message, agui.UserMessage):
+        return HumanMessage(content=_langchain_content(message.content), id=message.id, name=message.name)
+    if isinstance(message, agui.AssistantMessage):
+        calls = [
+            {"id": call.id, "name": call.function.name, "args": _parse_args(call.function.arguments), "type": "tool_call"}
+            for call in message.tool_calls or ()
+        ]
+        return AIMessage(content=message.content or "", id=message.id, name=message.name, tool_calls=calls)
+    if isinstance(message, agui.ToolMessage):
         return ToolMessage(
-            content=text,
-            tool_call_id=message.tool_call_id,  # type: ignore[union-attr]
+            content=_langchain_content(message.content),
+            tool_call_id=message.tool_call_id,
             id=message.id,
-            status="error" if message.error else "success",  # type: ignore[union-attr]
+            status="error" if message.error else "success",
         )
-    if role == "system":
-        return SystemMessage(content=message.content, id=message.id, name=message.name)  # type: ignore[union-attr]
-    if role == "developer":
-        return SystemMessage(
-            content=message.content,  # type: ignore[union-attr]
-            id=message.id,
-            additional_kwargs={"__openai_role__": "developer"},
-        )
-    return None  # reasoning, activity: the UI's own
+    if isinstance(message, agui.SystemMessage):
+        return SystemMessage(content=message.content, id=message.id, name=message.name)
+    return SystemMessage(content=message.content, id=message.id, additional_kwargs={"__openai_role__": "developer"})
 
 
 def _parse_args(text: str) -> dict[str, Any]:
@@ -86,11 +98,12 @@ def _parse_args(text: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"input": value}
 
 
-def _user_content(content: Any) -> Any:
-    """AG-UI user content (a string or parts) as LangChain content (a string or standard blocks)."""
+def _langchain_content(content: str | Sequence[BaseModel | dict[str, Any]] | None) -> LangChainContent:
+    """AG-UI content (a string or parts) as LangChain content (a string, or standard blocks when
+    there is more than text)."""
     if isinstance(content, str):
         return content
-    blocks: list[Any] = []
+    blocks: list[dict[str, Any]] = []
     for part in content or ():
         data = part.model_dump(mode="json", by_alias=True) if isinstance(part, BaseModel) else dict(part)
         kind = data.get("type")
@@ -114,29 +127,6 @@ def _user_content(content: Any) -> Any:
     if all(block.get("type") == "text" for block in blocks):
         return "".join(block["text"] for block in blocks)
     return blocks
-
-
-def repair_dangling_calls(messages: list[BaseMessage]) -> list[BaseMessage]:
-    """Give every tool call without a result a 'cancelled' result right after its message."""
-    answered = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
-    repaired: list[BaseMessage] = []
-    index = 0
-    while index < len(messages):
-        message = messages[index]
-        repaired.append(message)
-        index += 1
-        if isinstance(message, AIMessage) and message.tool_calls:
-            while index < len(messages) and isinstance(messages[index], ToolMessage):
-                repaired.append(messages[index])
-                index += 1
-            if index == len(messages):
-                continue  # the last turn's calls may still be answered: leave them to the agent
-            for call in message.tool_calls:
-                if call.get("id") and call["id"] not in answered:
-                    repaired.append(
-                        ToolMessage(content=CANCELLED_CALL, tool_call_id=call["id"], id=f"{call['id']}-cancelled", status="error")
-                    )
-    return repaired
 
 
 def new_messages_for(checkpoint: Sequence[BaseMessage], transcript: Sequence[BaseMessage]) -> list[BaseMessage]:
@@ -168,73 +158,3 @@ def new_messages_for(checkpoint: Sequence[BaseMessage], transcript: Sequence[Bas
 
 def _edited(message: BaseMessage, old: BaseMessage) -> bool:
     return isinstance(message, HumanMessage) and message.content != old.content
-
-
-def tool_specs(tools: Iterable[Tool], *, exclude: Iterable[str] = ()) -> list[dict[str, Any]]:
-    """AG-UI tools as OpenAI-style function tools, which every LangChain ``bind_tools`` accepts."""
-    skip = set(exclude)
-    specs = []
-    for tool in tools:
-        if tool.name in skip:
-            continue  # a tool of the agent's own has this name: it wins
-        parameters = tool.parameters if isinstance(tool.parameters, dict) else {"type": "object", "properties": {}}
-        specs.append(
-            {"type": "function", "function": {"name": tool.name, "description": tool.description or "", "parameters": parameters}}
-        )
-    return specs
-
-
-def spec_name(spec: Any) -> str | None:
-    """The name of a tool in any of the shapes LangChain passes around."""
-    if isinstance(spec, dict):
-        function = spec.get("function")
-        if isinstance(function, dict):
-            return function.get("name")
-        return spec.get("name")
-    return getattr(spec, "name", None)
-
-
-def context_text(context: Sequence[Context]) -> str:
-    """The application's context entries as a paragraph for a system prompt."""
-    lines = [f"- {item.description}: {item.value}" for item in context]
-    return "Context from the application:\n" + "\n".join(lines)
-
-
-def message_text(content: Any) -> str:
-    """The text of LangChain message content (a string or a list of blocks)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for block in content:
-            if isinstance(block, str):
-                parts.append(block)
-            elif isinstance(block, dict) and block.get("type") in ("text", "text_delta", "output_text"):
-                parts.append(str(block.get("text", "")))
-        return "".join(parts)
-    return "" if content is None else str(content)
-
-
-def json_safe(value: Any) -> Any:
-    """A JSON value for anything a state may hold (pydantic models, dataclasses, messages, ...)."""
-    if value is None or isinstance(value, (str, bool, int)):
-        return value
-    if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else None
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, BaseMessage):
-        return {"type": value.type, "id": value.id, "content": json_safe(value.content)}
-    if isinstance(value, BaseModel):
-        return json_safe(value.model_dump(mode="json"))
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return json_safe(dataclasses.asdict(value))
-    if isinstance(value, enum.Enum):
-        return json_safe(value.value)
-    if isinstance(value, (datetime.date, datetime.datetime, datetime.time, uuid.UUID)):
-        return str(value) if isinstance(value, uuid.UUID) else value.isoformat()
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return str(value)

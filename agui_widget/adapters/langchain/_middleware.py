@@ -39,8 +39,8 @@ from langchain_core.tools import Tool as SimpleTool
 from ..._display import rich_output
 from ..._tools import FrontendTool, coerce_tools
 from ._context import RunContext, run_context
-from ._messages import spec_name
 from ._options import AGUIOptions, make_options
+from ._tool_specs import spec_name
 
 log = logging.getLogger("agui_widget")
 

@@ -39,8 +39,10 @@ __all__ = [
     "FakeOpenAI",
     "Recorder",
     "Reply",
+    "Shout",
     "ToolCall",
     "Turn",
+    "Weather",
     "check_streams",
     "finished",
     "make_agent",
@@ -48,6 +50,17 @@ __all__ = [
     "text_deltas",
     "tool_call_deltas",
 ]
+
+
+class Weather(lr.ToolMessage):
+    """The backend tool most tests call: its result is plain text (``"Oslo: 20 C"``)."""
+
+    request: str = "get_weather"
+    purpose: str = "Get the weather in <city>."
+    city: str
+
+    def handle(self) -> str:
+        return f"{self.city}: 20 C"
 
 
 class Shout(XMLToolMessage):
@@ -248,9 +261,10 @@ def check_streams(streams: Sequence[Sequence[Any]]) -> None:
         _unchecked.append((test, list(stream)))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", autouse=True)
 def official_check() -> Any:
-    """Module fixture: every stream given to :func:`check_streams` goes through verifyEvents."""
+    """Every stream a test module gives to :func:`check_streams` goes through verifyEvents when the
+    module ends. Autouse: a test module turns it on by importing it."""
     from .agui_check import official_verdicts, wire
 
     yield

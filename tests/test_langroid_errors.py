@@ -24,31 +24,19 @@ from .langroid_fakes import (
     Recorder,
     Reply,
     ToolCall,
+    Weather,
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
-from .support import collect, make_input, text_of, types
-
-pytestmark = pytest.mark.usefixtures("official_check")
+from .support import collect, make_input, text_of, types, until
 
 
-class Weather(lr.ToolMessage):
-    request: str = "get_weather"
-    purpose: str = "Get the weather in <city>."
-    city: str
-
+class PrintingWeather(Weather):
     def handle(self) -> str:
         print("handler output")  # a handler's own prints are not swallowed
-        return f"{self.city}: 20 C"
-
-
-async def until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.005)
+        return super().handle()
 
 
 async def test_a_missing_openai_key_is_reported_at_once_with_what_to_do(monkeypatch):
@@ -123,7 +111,7 @@ async def test_nothing_is_printed_during_a_run_but_handlers_may_print(capfd):
     # Langroid prints whole responses of a model that does not stream; scripted streaming echoes.
     plain = lr.ChatAgent(lr.ChatAgentConfig(llm=MockLMConfig(default_response="mock answer")))
     streaming = make_agent(
-        [Reply("Hm.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"})]), Reply("Cold.")], tools=[Weather]
+        [Reply("Hm.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"})]), Reply("Cold.")], tools=[PrintingWeather]
     )
     capfd.readouterr()
     first = await collect(LangroidAgent(plain), make_input("hi"))

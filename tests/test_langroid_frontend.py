@@ -5,9 +5,7 @@ from ``chat.respond``."""
 from __future__ import annotations
 
 import asyncio
-import time
 
-import langroid as lr
 import pytest
 from ag_ui.core import Tool
 
@@ -18,14 +16,13 @@ from .langroid_fakes import (
     Recorder,
     Reply,
     ToolCall,
+    Weather,
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
-from .support import collect, make_input, split_runs, types
-
-pytestmark = pytest.mark.usefixtures("official_check")
+from .support import collect, make_input, split_runs, types, until
 
 BACKGROUND = js_tool(
     "change_background",
@@ -37,22 +34,6 @@ BACKGROUND = js_tool(
     },
     "return {ok: true, background: args.background};",
 )
-
-
-class Weather(lr.ToolMessage):
-    request: str = "get_weather"
-    purpose: str = "Get the weather in <city>."
-    city: str
-
-    def handle(self) -> str:
-        return f"{self.city}: 20 C"
-
-
-async def until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 def background_script(turn):

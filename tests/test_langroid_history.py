@@ -4,10 +4,7 @@ or a stop; repaired where a run was cut short; one agent per thread, and a bound
 from __future__ import annotations
 
 import asyncio
-import time
 
-import langroid as lr
-import pytest
 from ag_ui.core import Context
 from langroid.utils.object_registry import ObjectRegistry
 
@@ -23,34 +20,17 @@ from .langroid_fakes import (
     Recorder,
     Reply,
     ToolCall,
+    Weather,
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
-from .support import collect, make_input, split_runs
-
-pytestmark = pytest.mark.usefixtures("official_check")
-
-
-class Weather(lr.ToolMessage):
-    request: str = "get_weather"
-    purpose: str = "Get the weather in <city>."
-    city: str
-
-    def handle(self) -> str:
-        return f"{self.city}: 20 C"
+from .support import collect, make_input, split_runs, until
 
 
 def echo(turn):
     return Reply(f"You said: {turn.user_text}")
-
-
-async def until(predicate, timeout=5.0):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 async def test_the_model_sees_the_whole_conversation_once_per_turn():

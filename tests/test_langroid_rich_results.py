@@ -27,11 +27,9 @@ from .langroid_fakes import (  # noqa: E402
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
 from .support import collect, make_input, split_runs  # noqa: E402
-
-pytestmark = pytest.mark.usefixtures("official_check")
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

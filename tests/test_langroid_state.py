@@ -33,11 +33,9 @@ from .langroid_fakes import (
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
 from .support import collect, make_input, patch_of, split_runs, types
-
-pytestmark = pytest.mark.usefixtures("official_check")
 
 RECIPE = {"title": "Pancakes", "ingredients": ["flour", "milk", "eggs"], "minutes": 20}
 

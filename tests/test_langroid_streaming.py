@@ -9,7 +9,6 @@ import sys
 import time
 
 import langroid as lr
-import pytest
 from ag_ui.core import EventType
 
 from agui_widget import AgentChat
@@ -23,12 +22,10 @@ from .langroid_fakes import (
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
     text_deltas,
 )
 from .support import collect, make_input, text_of, types
-
-pytestmark = pytest.mark.usefixtures("official_check")
 
 
 def content_deltas(events):

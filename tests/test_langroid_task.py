@@ -25,11 +25,9 @@ from .langroid_fakes import (
     check_streams,
     finished,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
 from .support import collect, make_input, split_runs, text_of, types, until
-
-pytestmark = pytest.mark.usefixtures("official_check")
 
 BACKGROUND = js_tool(
     "change_background",

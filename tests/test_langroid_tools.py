@@ -18,19 +18,16 @@ from .langroid_fakes import (
     Recorder,
     Reply,
     ToolCall,
+    Weather,
     check_streams,
     make_agent,
-    official_check,  # noqa: F401  (a fixture: pytestmark below)
+    official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
 from .support import collect, make_input, text_of, types
 
-pytestmark = pytest.mark.usefixtures("official_check")
 
-
-class Weather(lr.ToolMessage):
-    request: str = "get_weather"
-    purpose: str = "Get the weather in <city>."
-    city: str
+class JsonWeather(Weather):
+    """The weather as a JSON object: a structured result."""
 
     def handle(self) -> str:
         return json.dumps({"city": self.city, "temperature_c": 21})
@@ -103,7 +100,7 @@ async def test_every_tool_call_of_a_response_is_handled_and_the_model_then_answe
             )
         )
     )
-    agent = make_agent(script, mode=mode, tools=[Weather])
+    agent = make_agent(script, mode=mode, tools=[JsonWeather])
     events = await collect(LangroidAgent(agent), make_input("weather in Paris and Rome?"))
     calls = calls_of(events)
     assert [(name, args) for name, args, _, _ in calls] == [
@@ -131,7 +128,7 @@ async def test_tool_calls_hang_off_their_own_assistant_message():
         Reply("", tool_calls=[ToolCall("get_weather", {"city": "Bergen"})]),
         Reply("Both done."),
     ]
-    agent = make_agent(script, tools=[Weather])
+    agent = make_agent(script, tools=[JsonWeather])
     events = await collect(LangroidAgent(agent), make_input("two steps"))
     starts = [e for e in events if e.type == EventType.TOOL_CALL_START]
     text_ids = [e.message_id for e in events if e.type == EventType.TEXT_MESSAGE_START]
@@ -153,7 +150,7 @@ async def test_json_in_the_reply_never_shows_when_it_is_a_tool_call(mode):
             )
         return Reply("Checking.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"})])
 
-    agent = make_agent(script, mode=mode, tools=[Weather], chars_per_tool_chunk=5)
+    agent = make_agent(script, mode=mode, tools=[JsonWeather], chars_per_tool_chunk=5)
     events = await collect(LangroidAgent(agent), make_input("weather"))
     text = text_of(events)
     assert "request" not in text and "TOOL" not in text and "```" not in text
@@ -165,7 +162,7 @@ async def test_json_in_the_reply_never_shows_when_it_is_a_tool_call(mode):
 
 async def test_text_with_braces_that_is_not_a_tool_call_is_shown():
     text = 'Here is JSON:\n{"a": 1}\nand code:\n```python\nd = {"b": 2}\n```\nTOOLS are fun'
-    agent = make_agent([Reply(text)], mode="json", tools=[Weather])
+    agent = make_agent([Reply(text)], mode="json", tools=[JsonWeather])
     events = await collect(LangroidAgent(agent), make_input("show me"))
     assert text_of(events) == text and not calls_of(events)
     check_streams([events])
@@ -180,7 +177,7 @@ async def test_every_kind_of_langroid_handler_works(mode):
         ToolCall("greet", {"person": "Ada"}),  # response(agent)
     ]
     script = [Reply("Working.", tool_calls=calls), Reply("All four done.")]
-    agent = make_agent(script, mode=mode, tools=[Weather, Chart, Add, Greet], agent_class=Calculator)
+    agent = make_agent(script, mode=mode, tools=[JsonWeather, Chart, Add, Greet], agent_class=Calculator)
     events = await collect(LangroidAgent(agent), make_input("do everything"))
     results = [result for _, _, result, _ in calls_of(events)]
     assert results == ['{"city": "Lima", "temperature_c": 21}', "chart of 3 values", "5", "tester greets Ada"]
@@ -191,7 +188,7 @@ async def test_handle_style_tools_keep_working_in_the_copy_another_thread_gets()
     script = Recorder(
         lambda turn: "ok" if turn.after_tool else Reply(tool_calls=[ToolCall("get_weather", {"city": "Kyiv"})])
     )
-    agent = make_agent(script, tools=[Weather, Greet])
+    agent = make_agent(script, tools=[JsonWeather, Greet])
     adapter = LangroidAgent(agent)
     first = await collect(adapter, make_input("a"))
     other = make_input("b")
@@ -211,7 +208,7 @@ async def test_bad_arguments_and_unknown_tools_are_told_to_the_model_which_recov
             Reply("Fixed it."),
         ]
     )
-    agent = make_agent(script, tools=[Weather])
+    agent = make_agent(script, tools=[JsonWeather])
     events = await collect(LangroidAgent(agent), make_input("weather"))
     (_, _, invalid, _), (_, _, unknown, _), (_, _, fine, _) = calls_of(events)
     assert "city" in invalid and "errors" in invalid
@@ -235,7 +232,7 @@ async def test_the_functions_api_mode_works_too():
     agent = make_agent(
         [Reply("Hm.", tool_calls=[ToolCall("get_weather", {"city": "Cairo"})]), Reply("Hot.")],
         mode="functions",
-        tools=[Weather],
+        tools=[JsonWeather],
     )
     events = await collect(LangroidAgent(agent), make_input("weather"))
     [(name, args, result, _)] = calls_of(events)
@@ -264,7 +261,7 @@ async def test_done_tools_end_the_run_with_their_content():
 
 
 async def test_a_model_that_never_stops_calling_tools_is_stopped_with_an_error():
-    agent = make_agent(lambda turn: Reply(tool_calls=[ToolCall("get_weather", {"city": "Loop"})]), tools=[Weather])
+    agent = make_agent(lambda turn: Reply(tool_calls=[ToolCall("get_weather", {"city": "Loop"})]), tools=[JsonWeather])
     events = await collect(LangroidAgent(agent, max_turns=3), make_input("loop"))
     assert types(events).count("TOOL_CALL_RESULT") == 3
     assert types(events)[-1] == "RUN_ERROR" and "max_turns" in events[-1].message

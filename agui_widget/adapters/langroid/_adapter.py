@@ -60,14 +60,13 @@ class LangroidAgent(AgentAdapter):
         description: str = "",
     ) -> None:
         seed_tiktoken_cache()  # before Langroid is imported, for machines that are offline
-        from . import _runtime
+        from ._agents import unwrap
 
         if max_threads < 1 or max_turns < 1:
             raise ValueError("max_threads and max_turns must be at least 1")
         if tool_errors not in ("result", "raise"):
             raise ValueError("tool_errors must be 'result' or 'raise'")
-        self._runtime = _runtime
-        self.task, self.agent = _runtime.unwrap(agent)
+        self.task, self.agent = unwrap(agent)
         self.name = name or getattr(self.task, "name", None) or self.agent.config.name
         self.description = description
         self.tool_behaviors: dict[str, ToolBehavior] = {_tool_name(k): v for k, v in (tool_behaviors or {}).items()}
@@ -92,13 +91,15 @@ class LangroidAgent(AgentAdapter):
             self._threads[input.thread_id] = self.task
             self._threads.move_to_end(input.thread_id)
             self._evict()
-            from . import _task
+            from . import _task_run
 
-            async for emitted in _task.run(self, self.task, input, stream):
+            async for emitted in _task_run.run(self, self.task, input, stream):
                 yield emitted
             return
+        from . import _agent_run
+
         agent = self._agent_for(input.thread_id)
-        async for emitted in self._runtime.run(self, agent, input, stream):
+        async for emitted in _agent_run.run(self, agent, input, stream):
             yield emitted
 
     # -- threads ----------------------------------------------------------------------------
@@ -115,6 +116,8 @@ class LangroidAgent(AgentAdapter):
         return list(self._threads)
 
     def _agent_for(self, thread_id: str) -> Any:
+        from ._agents import clone_agent
+
         agent = self._threads.get(thread_id)
         if agent is not None:
             self._threads.move_to_end(thread_id)
@@ -127,7 +130,7 @@ class LangroidAgent(AgentAdapter):
         else:
             self._clones += 1
             try:
-                agent = self._runtime.clone_agent(self.agent, self._clones)
+                agent = clone_agent(self.agent, self._clones)
             except Exception:  # a subclass that cannot be rebuilt from its config: share it, in turns
                 agent = self.agent
         self._threads[thread_id] = agent
@@ -135,9 +138,11 @@ class LangroidAgent(AgentAdapter):
         return agent
 
     def _evict(self) -> None:
+        from ._agents import forget_agent, lock_for
+
         while len(self._threads) > self.max_threads:
             for thread_id, agent in self._threads.items():
-                if not self._runtime.lock_for(agent).locked():
+                if not lock_for(agent).locked():
                     break
             else:
                 return  # every thread is running; try again later
@@ -148,7 +153,7 @@ class LangroidAgent(AgentAdapter):
                     if owner is not None and owner() is self:
                         del _owners[self.agent]
             elif agent is not self.task and agent not in self._threads.values():
-                self._runtime.forget_agent(agent)
+                forget_agent(agent)
 
 
 def _tool_name(key: Any) -> str:

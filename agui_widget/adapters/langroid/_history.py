@@ -24,12 +24,15 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
+from ag_ui.core import RunAgentInput
 from langroid.language_models.base import (
     LLMFunctionCall,
     LLMMessage,
     OpenAIToolCall,
     Role,
 )
+
+from ..._content import content_text
 
 Mode = Literal["tools", "functions", "json"]
 
@@ -45,23 +48,29 @@ def tool_mode(agent: Any) -> Mode:
     return "json"
 
 
+def transcript_of(input: RunAgentInput) -> list[dict[str, Any]]:
+    """The run's transcript as the camelCase dicts :func:`to_llm_messages` reads."""
+    return [message.model_dump(mode="json", by_alias=True) for message in input.messages]
+
+
 def text_of(message: Mapping[str, Any]) -> str:
-    """A message's content as text (multimodal parts other than text are named, not sent)."""
+    """A message's text for the model: its text as the chat reads it (``content_text``), except
+    that a message of several parts keeps one line per part and names the attachments it cannot
+    send (Langroid's messages hold text only), so the model knows there was one."""
     content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if not isinstance(part, Mapping):
-                continue
-            if part.get("type") == "text":
-                parts.append(str(part.get("text", "")))
-            else:
-                kind = part.get("mimeType") or part.get("type") or "file"
-                parts.append(f"[{kind} attachment]")
-        return "\n".join(p for p in parts if p)
-    return ""
+    if not isinstance(content, list):
+        return content_text(content)
+    parts = [
+        content_text([part]) if part.get("type") == "text" else _attachment_note(part)
+        for part in content
+        if isinstance(part, Mapping)
+    ]
+    return "\n".join(part for part in parts if part)
+
+
+def _attachment_note(part: Mapping[str, Any]) -> str:
+    kind = part.get("mimeType") or part.get("type") or "file"
+    return f"[{kind} attachment]"
 
 
 def parse_args(arguments: Any) -> dict[str, Any]:

@@ -9,9 +9,10 @@ the next hook, handler and model call see the change.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Union
@@ -261,3 +262,25 @@ def tool_context() -> ToolContext:
 def current_tool_context() -> ToolContext | None:
     """Like :func:`tool_context`, but None outside of a run (for handlers that also run elsewhere)."""
     return _CURRENT.get()
+
+
+@contextlib.contextmanager
+def handling_tool(
+    input: RunAgentInput,
+    tool_name: str,
+    tool_call_id: str,
+    args: Any,
+    agent: Any,
+    state: RunState,
+    emit: Callable[[list[BaseEvent]], None],
+) -> Iterator[ToolContext]:
+    """The :class:`ToolContext` of one handler call, current (what :func:`tool_context` returns)
+    while the handler runs. Made here, as its ``_state`` and ``_emit`` fields are this module's."""
+    context = ToolContext(
+        input=input, tool_name=tool_name, tool_call_id=tool_call_id, args=args, agent=agent, _state=state, _emit=emit
+    )
+    token = _CURRENT.set(context)
+    try:
+        yield context
+    finally:
+        _CURRENT.reset(token)

@@ -1,5 +1,4 @@
-"""Text helpers that need no Langroid: partial JSON, and keeping tool calls (JSON or XML) out of
-streamed text.
+"""Keeping tool calls (JSON or XML) out of streamed text; needs no Langroid.
 
 In Langroid's JSON-tool mode the model writes a tool call as JSON inside its reply
 (``{"request": "get_weather", "city": "Paris"}``, often after ``TOOL:`` or inside a fenced
@@ -15,53 +14,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 _TRIGGERS = ("{", "TOOL:", "```")
-
-
-def parse_partial_json(text: str) -> Any:
-    """The value a (possibly cut-off) JSON text describes so far, or None.
-
-    ``{"a": "hel`` gives ``{"a": "hel"}``; ``{"a": 1, "b`` gives ``{"a": 1}``. Used to follow tool
-    arguments while they stream.
-    """
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return json.loads(text)
-    except ValueError:
-        pass
-    stack: list[str] = []
-    in_string = escaped = False
-    cuts: list[tuple[int, tuple[str, ...]]] = []
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-            continue
-        if char == '"':
-            in_string = True
-        elif char in "{[":
-            stack.append("}" if char == "{" else "]")
-            cuts.append((index + 1, tuple(stack)))
-        elif char in "}]":
-            if stack:
-                stack.pop()
-            cuts.append((index + 1, tuple(stack)))
-        elif char == ",":
-            cuts.append((index, tuple(stack)))
-    tail = text[:-1] if escaped else text
-    candidates = [tail + ('"' if in_string else "") + "".join(reversed(stack))]
-    candidates += [text[:cut] + "".join(reversed(open_)) for cut, open_ in reversed(cuts[-8:])]
-    for candidate in candidates:
-        try:
-            return json.loads(candidate)
-        except ValueError:
-            continue
-    return None
 
 
 def match_brace(text: str, start: int) -> int | None:

@@ -25,73 +25,48 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
-    EventType,
     RunAgentInput,
     SubagentErrorEvent,
     SubagentFinishedEvent,
     SubagentFinishedSuccessOutcome,
     SubagentFinishedSuspendedOutcome,
     SubagentStartedEvent,
-    ToolCallResultEvent,
 )
-from langroid.agent.base import SearchForTools
 from langroid.agent.chat_agent import ChatAgent
 from langroid.agent.chat_document import ChatDocument
 from langroid.agent.task import Task
 from langroid.agent.tool_message import ToolMessage
-from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
 from langroid.language_models.base import Role, StreamEventType
 from langroid.mytypes import Entity
 from langroid.utils.object_registry import ObjectRegistry
 
 from .._base import EventStream, new_id
 from . import _quiet
-from ._history import DONE_SIGNAL, tool_mode
-from ._runtime import (
-    _DONE,
-    NO_RESULT,
-    _AgentSetup,
-    _Call,
-    _Run,
-    _Step,
-    check_ready,
-    has_done_tool,
-    lock_for,
-)
-
-if TYPE_CHECKING:
-    from ._adapter import LangroidAgent
+from ._agents import check_ready, lock_for, tasks_of
+from ._calls import NO_RESULT, Call, has_done_tool, result_text
+from ._driver import AgentDriver, Step
+from ._frontend import AgentSetup
+from ._history import transcript_of
+from ._lanes import LaneOutbox, current_lane, in_lane, tag
+from ._patches import Patches
+from ._run_context import DONE, RunContext, RunOptions
 
 log = logging.getLogger("agui_widget")
 _TASK_LOG = logging.getLogger("langroid.agent.task")
 
-# The sub-task invocation the running code belongs to (None: the main task).
-_LANE: ContextVar[str | None] = ContextVar("agui_widget_langroid_lane", default=None)
-
 NOT_RUN = "(not run: the task ended before this tool call was handled)"
-_UNTAGGED = frozenset(
-    {
-        EventType.STATE_SNAPSHOT,
-        EventType.STATE_DELTA,
-        EventType.SUBAGENT_STARTED,
-        EventType.SUBAGENT_FINISHED,
-        EventType.SUBAGENT_ERROR,
-    }
-)
 
 
-class _StallNotice(logging.Filter):
+class StallNotice(logging.Filter):
     """Langroid warns when a task stops because nobody had anything to add ("stuck"); in a chat
     that is how a task without a done signal ends its turn, so the warning would print into the
     notebook on every turn. It goes to this package's debug log instead."""
@@ -107,115 +82,43 @@ class _StallNotice(logging.Filter):
         return True
 
 
-class _Stop(Exception):
+class Stop(Exception):
     """Ends Langroid's loop from inside: the user is to answer, or a frontend tool call waits."""
 
 
-def tasks_of(task: Task) -> list[Task]:
-    """The task and its sub-tasks, depth first, each once."""
-    seen: dict[int, Task] = {}
-
-    def walk(t: Task) -> None:
-        if id(t) in seen:
-            return
-        seen[id(t)] = t
-        for sub in t.sub_tasks:
-            walk(sub)
-
-    walk(task)
-    return list(seen.values())
-
-
-def check_task(task: Task) -> None:
-    for t in tasks_of(task):
-        if not isinstance(t.agent, ChatAgent):
-            raise TypeError(
-                f"the Langroid task {t.name!r} runs a {type(t.agent).__name__}; "
-                "LangroidAgent needs tasks whose agents are ChatAgents"
-            )
-
-
-class _LaneOutbox(asyncio.Queue):  # type: ignore[type-arg]
-    """The run's event queue: events put from inside a sub-task carry its ``subagentRunId``."""
-
-    def put_nowait(self, item: Any) -> None:
-        lane = _LANE.get()
-        if lane is not None and isinstance(item, list):
-            item = [tag(event, lane) for event in item]
-        super().put_nowait(item)
-
-
-def tag(event: BaseEvent, lane: str | None) -> BaseEvent:
-    if lane is None or event.type in _UNTAGGED or "subagent_run_id" not in type(event).model_fields:
-        return event
-    if getattr(event, "subagent_run_id", None) is not None:
-        return event
-    return event.model_copy(update={"subagent_run_id": lane})
-
-
 @dataclass
-class _Open:
+class OpenCall:
     """A tool call the model made that has no result yet."""
 
-    call: _Call
+    call: Call
     agent: ChatAgent
     lane: str | None
 
 
-class _Patches:
-    """Attributes set for the run, put back afterwards (instance attributes removed again)."""
-
-    def __init__(self) -> None:
-        self._undo: list[Callable[[], None]] = []
-
-    def set(self, obj: Any, name: str, value: Any) -> None:
-        had = name in getattr(obj, "__dict__", {})
-        old = obj.__dict__.get(name) if had else None
-
-        def undo() -> None:
-            if had:
-                setattr(obj, name, old)
-            else:
-                with contextlib.suppress(AttributeError):
-                    delattr(obj, name)
-
-        setattr(obj, name, value)
-        self._undo.append(undo)
-
-    def item(self, mapping: dict[Any, Any], key: Any, value: Any) -> None:
-        old = mapping[key]
-        mapping[key] = value
-        self._undo.append(lambda: mapping.__setitem__(key, old))
-
-    def restore(self) -> None:
-        while self._undo:
-            self._undo.pop()()
-
-
-async def run(adapter: LangroidAgent, task: Task, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Any]:
+async def run(options: RunOptions, task: Task, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Any]:
+    """The run's events, once the task is free (runs on one task take turns)."""
     async with lock_for(task):
-        async for emitted in _TaskRun(adapter, task, input, stream).events():
+        async for emitted in TaskRun(options, task, input, stream).events():
             yield emitted
 
 
-class _TaskRun:
-    def __init__(self, adapter: LangroidAgent, task: Task, input: RunAgentInput, stream: EventStream) -> None:
-        self.adapter = adapter
+class TaskRun:
+    """One run of a task tree (see the module's docstring)."""
+
+    def __init__(self, options: RunOptions, task: Task, input: RunAgentInput, stream: EventStream) -> None:
+        self.options = options
         self.task = task
         self.input = input
         self.stream = stream
         self.tasks = tasks_of(task)
-        self.main = _Run(adapter, task.agent, input, stream)
-        self.outbox: asyncio.Queue[Any] = _LaneOutbox()
-        self.main.outbox = self.outbox
-        self.helpers: dict[int, _Run] = {id(task.agent): self.main}
+        self.outbox: asyncio.Queue[Any] = LaneOutbox()
+        self.run_context = RunContext(options, input, stream, self.outbox)
+        self.main = AgentDriver(self.run_context, task.agent)
+        self.drivers: dict[int, AgentDriver] = {id(task.agent): self.main}
         for t in self.tasks[1:]:
-            if id(t.agent) not in self.helpers:
-                helper = _Run(adapter, t.agent, input, stream)
-                helper.outbox = self.outbox
-                helper.state = self.main.state
-                self.helpers[id(t.agent)] = helper
-        self.open: OrderedDict[str, _Open] = OrderedDict()
+            if id(t.agent) not in self.drivers:
+                self.drivers[id(t.agent)] = AgentDriver(self.run_context, t.agent)
+        self.open: OrderedDict[str, OpenCall] = OrderedDict()
         self.waiting: list[str] = []  # frontend tool calls the client is to answer
         self.model_calls = 0
         self.last_text: dict[str | None, str] = {}  # per lane, the latest assistant text
@@ -233,10 +136,10 @@ class _TaskRun:
         task, agent = self.task, self.task.agent
         for t in self.tasks:
             check_ready(t.agent)
-        setup = _AgentSetup(agent)
-        patches = _Patches()
+        setup = AgentSetup(agent)
+        patches = Patches()
         trigger: ChatDocument | None = None
-        stall_notice = _StallNotice([t.name for t in self.tasks])
+        stall_notice = StallNotice([t.name for t in self.tasks])
         _TASK_LOG.addFilter(stall_notice)
         _quiet.acquire()
         try:
@@ -246,16 +149,16 @@ class _TaskRun:
                 self._observe(t, patches)
             for sub in task.sub_tasks:
                 sub.reset_all_sub_tasks()  # sub-agents start from nothing, as in Langroid's own runs
-            trigger = self.main._history(tool_mode(agent), with_state=False)
-            if self.adapter.state_context_builder is not None:
+            trigger = self.main.history(transcript_of(self.input), with_state=False)
+            if self.options.state_context_builder is not None:
                 patches.set(agent, "llm_response_messages_async", self._with_state(agent.llm_response_messages_async))
             patches.set(task, "human_tried", True)  # the user has just spoken: the chat's turn
             runner = asyncio.ensure_future(self._run_task())
-            runner.add_done_callback(lambda _: self.outbox.put_nowait(_DONE))
+            runner.add_done_callback(lambda _: self.outbox.put_nowait(DONE))
             try:
                 while True:
                     item = await self.outbox.get()
-                    if item is _DONE:
+                    if item is DONE:
                         break
                     if item:
                         yield item
@@ -265,7 +168,7 @@ class _TaskRun:
                     runner.cancel()
                     with contextlib.suppress(BaseException):
                         await asyncio.wait({runner}, timeout=2)
-            rest = self.main._drain()
+            rest = self.run_context.drain()
             if rest:
                 yield rest
             yield self._unanswered_results()
@@ -283,7 +186,7 @@ class _TaskRun:
     async def _run_task(self) -> ChatDocument | None:
         try:
             result = await self.task.run_async(None, allow_restart=False)
-        except _Stop:
+        except Stop:
             return None
         return result if isinstance(result, ChatDocument) else None
 
@@ -295,19 +198,14 @@ class _TaskRun:
             if entry.call.frontend:
                 continue
             del self.open[call_id]
-            events.append(
-                tag(
-                    ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call_id, content=NOT_RUN, role="tool"),
-                    entry.lane,
-                )
-            )
+            events += [tag(event, entry.lane) for event in self.stream.tool_result(call_id, NOT_RUN)]
         return events
 
     def _final_answer(self, result: ChatDocument) -> list[BaseEvent]:
         """The task's result, when it is not what the main agent's model last said (a done tool's
         content, a handler's answer): it is the answer, so it is shown as one."""
         try:
-            text = _result_text(result)
+            text = result_text(result)
             if not text or text in self.last_text.get(None, ""):
                 return []
             events = self.stream.text(text, message_id=new_id("msg")) + self.stream.end_text()
@@ -318,40 +216,40 @@ class _TaskRun:
 
     # -- observing a task ------------------------------------------------------------------
 
-    def _observe(self, task: Task, patches: _Patches) -> None:
+    def _observe(self, task: Task, patches: Patches) -> None:
         agent = task.agent
-        helper = self.helpers[id(agent)]
+        driver = self.drivers[id(agent)]
         patches.set(task.config, "enable_loggers", False)  # Langroid's loggers write files into the cwd
         patches.set(task.config, "enable_html_logging", False)
         responders = task._entity_responder_async_map
         if Entity.LLM in responders:
-            patches.item(responders, Entity.LLM, self._model_responder(task, helper, responders[Entity.LLM]))
+            patches.item(responders, Entity.LLM, self._model_responder(task, driver, responders[Entity.LLM]))
         if Entity.AGENT in responders:
             patches.item(responders, Entity.AGENT, self._agent_responder(agent, responders[Entity.AGENT]))
         if Entity.USER in responders:
             patches.item(responders, Entity.USER, self._user_responder())
         if "handle_tool_message_async" not in agent.__dict__:
-            patches.set(agent, "handle_tool_message_async", self._tool_handler(agent, helper))
+            patches.set(agent, "handle_tool_message_async", self._tool_handler(agent, driver))
         if task is not self.task:
             patches.set(task, "run_async", self._sub_task_runner(task, task.run_async))
 
-    def _model_responder(self, task: Task, helper: _Run, original: Callable[..., Any]) -> Callable[..., Any]:
+    def _model_responder(self, task: Task, driver: AgentDriver, original: Callable[..., Any]) -> Callable[..., Any]:
         agent = task.agent
 
         async def respond(msg: Any = None) -> ChatDocument | None:
             self.model_calls += 1
-            if self.model_calls > self.adapter.max_turns:
+            if self.model_calls > self.options.max_turns:
                 raise RuntimeError(
-                    f"the task called its models {self.adapter.max_turns} times in one run; stopped to avoid a "
+                    f"the task called its models {self.options.max_turns} times in one run; stopped to avoid a "
                     "loop (LangroidAgent(max_turns=...) allows more)"
                 )
-            lane = _LANE.get()
-            step = _Step()
-            content_tools = SearchForTools.CONTENT.value in agent.search_for_tools and bool(agent.llm_tools_known)
-            filter = helper._text_filter(content_tools and bool(agent.llm_tools_usable))
+            lane = current_lane()
+            step = Step()
+            content_tools = driver.content_tools
+            screen = driver.text_screen(driver.screens_text)
 
             async def streamer(token: Any = "", event_type: Any = StreamEventType.TEXT, *a: Any, **k: Any) -> None:
-                self._emit(await helper._on_token(step, filter, event_type, token))
+                self._emit(await driver.on_token(step, screen, event_type, token))
 
             async def start_stream(*a: Any, **k: Any) -> Callable[..., Any]:
                 return streamer
@@ -364,16 +262,18 @@ class _TaskRun:
                 agent.callbacks.start_llm_stream_async = saved
             if response is None:
                 return None
-            self._emit(helper._after_call(step, filter, response))
+            self._emit(driver.after_call(step, screen, response))
             text = "".join(step.text)
             if text:
                 self.last_text[lane] = text
                 self.last_message[lane] = step.message_id
-            calls = helper._calls(response, content_tools)
+            calls = driver.calls(response, content_tools)
             for call in calls:
                 self._emit(call.events(step.message_id))
-                self.open[call.id] = _Open(call, agent, lane)
-                await helper._state_from_args(call.name, call.args, call.args_text, call.id, call.tool, partial=False)
+                self.open[call.id] = OpenCall(call, agent, lane)
+                await self.run_context.state_from_args(
+                    call.name, call.args, call.args_text, call.id, call.tool, partial=False
+                )
             return response
 
         return respond
@@ -381,7 +281,7 @@ class _TaskRun:
     def _with_state(self, original: Callable[..., Any]) -> Callable[..., Any]:
         """The main agent's model calls see the current state: ``state_context_builder`` rewrites
         the latest user message of what is sent (Langroid's history keeps the message as it was)."""
-        builder = self.adapter.state_context_builder
+        builder = self.options.state_context_builder
         assert builder is not None
 
         async def call(messages: Any, *args: Any, **kwargs: Any) -> Any:
@@ -390,7 +290,7 @@ class _TaskRun:
                 for index in range(len(messages) - 1, -1, -1):
                     message = messages[index]
                     if message.role == Role.USER:
-                        content = builder(self.main._input_now(), message.content or "")
+                        content = builder(self.run_context.input_now(), message.content or "")
                         messages[index] = message.model_copy(update={"content": content})
                         break
             return await original(messages, *args, **kwargs)
@@ -401,30 +301,28 @@ class _TaskRun:
         async def respond(msg: Any = None) -> ChatDocument | None:
             result = await original(msg)
             if self.waiting:
-                raise _Stop("a frontend tool call waits for the client")
+                raise Stop("a frontend tool call waits for the client")
             if result is not None:
                 # Calls Langroid answered as a whole (bad arguments, an unknown tool, one tool at a
                 # time): its answer is each one's result.
-                text = _result_text(result) or NO_RESULT
+                text = result_text(result) or NO_RESULT
                 for call_id, entry in list(self.open.items()):
-                    if entry.agent is agent and not entry.call.frontend and entry.lane == _LANE.get():
+                    if entry.agent is agent and not entry.call.frontend and entry.lane == current_lane():
                         del self.open[call_id]
-                        self._emit(
-                            [ToolCallResultEvent(message_id=new_id("tool"), tool_call_id=call_id, content=text, role="tool")]
-                        )
+                        self._emit(self.stream.tool_result(call_id, text))
             return result  # type: ignore[no-any-return]
 
         return respond
 
     def _user_responder(self) -> Callable[..., Any]:
         async def respond(msg: Any = None) -> ChatDocument | None:
-            raise _Stop("the user is to answer")
+            raise Stop("the user is to answer")
 
         return respond
 
     # -- tools -----------------------------------------------------------------------------
 
-    def _match(self, agent: ChatAgent, tool: ToolMessage) -> _Open | None:
+    def _match(self, agent: ChatAgent, tool: ToolMessage) -> OpenCall | None:
         """The open call a tool message Langroid is about to handle came from."""
         name = tool.default_value("request")
         tool_id = getattr(tool, "id", "") or ""
@@ -435,7 +333,7 @@ class _TaskRun:
                 return self.open.pop(call_id)
         return None
 
-    def _tool_handler(self, agent: ChatAgent, helper: _Run) -> Callable[..., Any]:
+    def _tool_handler(self, agent: ChatAgent, driver: AgentDriver) -> Callable[..., Any]:
         original = agent.handle_tool_message_async
 
         async def handle(tool: ToolMessage, chat_doc: ChatDocument | None = None) -> Any:
@@ -447,18 +345,18 @@ class _TaskRun:
                 self.open[call.id] = entry
                 self.waiting.append(call.id)
                 return None
-            result, handled = await helper.invoke(call, tool, chat_doc, original)
-            text = _result_text(result) if result is not None else NO_RESULT
+            result, handled = await driver.invoke(call, tool, chat_doc, original)
+            text = result_text(result) if result is not None else NO_RESULT
             answer = result if isinstance(result, ChatDocument) and not has_done_tool(result) else None
             if answer is not None and not text:
                 text = NO_RESULT
-            shown = helper.result_event(call, tool, answer.content_any if answer is not None else None, text, handled)
+            shown = driver.result_event(call, tool, answer.content_any if answer is not None else None, text, handled)
             if shown.metadata:  # shown as a bundle: Langroid would hand ``str(obj)`` on to the model
                 text = result.content = shown.content
             self._emit([shown])
             if handled:
                 value = result.content_any if isinstance(result, ChatDocument) else result
-                await helper.state_from_result(call, value, text, shown.message_id)
+                await self.run_context.state_from_result(call, value, text, shown.message_id)
             return result
 
         return handle
@@ -467,12 +365,12 @@ class _TaskRun:
 
     def _sub_task_runner(self, task: Task, original: Callable[..., Any]) -> Callable[..., Any]:
         async def run_async(msg: Any = None, *args: Any, **kwargs: Any) -> Any:
-            parent = _LANE.get()
+            parent = current_lane()
             name = task.name or task.agent.config.name or "task"
             lane = f"{parent}/{_slug(name)}-{uuid.uuid4().hex[:8]}" if parent else f"{_slug(name)}-{uuid.uuid4().hex[:8]}"
             answering = self._calls_answered_by(msg, parent)
             description = getattr(task.agent.config, "system_message", "") or None
-            with _lane(None):  # the lifecycle events themselves are the parent's
+            with in_lane(None):  # the lifecycle events themselves are the parent's
                 self._emit(self._close_lane())
                 self._emit(
                     [
@@ -487,24 +385,24 @@ class _TaskRun:
                     ]
                 )
             try:
-                with _lane(lane):
+                with in_lane(lane):
                     result = await original(msg, *args, **kwargs)
                     self._emit(self._close_lane())
-                    text = _result_text(result) if isinstance(result, ChatDocument) else ""
+                    text = result_text(result) if isinstance(result, ChatDocument) else ""
                     if text and text not in self.last_text.get(lane, ""):
                         # The sub-task's result is not what its model last said (a done tool's
                         # content, a handler's answer): shown, so the chat and the history have it.
                         self._emit(self.stream.text(text, message_id=new_id("msg")) + self.stream.end_text())
                         self.last_text[lane] = text
-            except _Stop:
-                with _lane(lane):
+            except Stop:
+                with in_lane(lane):
                     self._emit(self._close_lane())
                 self._emit(
                     [SubagentFinishedEvent(subagent_run_id=lane, outcome=SubagentFinishedSuspendedOutcome())]
                 )
                 raise
             except BaseException as error:
-                with _lane(lane):
+                with in_lane(lane):
                     self._emit(self._close_lane())
                 self._emit([SubagentErrorEvent(subagent_run_id=lane, message=f"{type(error).__name__}: {error}")])
                 raise
@@ -520,17 +418,8 @@ class _TaskRun:
             for call_id in answering:  # the sub-task handled the parent's tool call: its result is the call's
                 entry = self.open.pop(call_id, None)
                 if entry is not None:
-                    with _lane(entry.lane):
-                        self._emit(
-                            [
-                                ToolCallResultEvent(
-                                    message_id=new_id("tool"),
-                                    tool_call_id=call_id,
-                                    content=text or NO_RESULT,
-                                    role="tool",
-                                )
-                            ]
-                        )
+                    with in_lane(entry.lane):
+                        self._emit(self.stream.tool_result(call_id, text or NO_RESULT))
             return result
 
         return run_async
@@ -563,32 +452,6 @@ def _forget_documents(tasks: list[Task]) -> None:
         for message in task.agent.message_history:
             if message.chat_document_id:
                 ChatDocument.delete_id(message.chat_document_id)
-
-
-@contextlib.contextmanager
-def _lane(lane: str | None) -> Iterator[None]:
-    token = _LANE.set(lane)
-    try:
-        yield
-    finally:
-        _LANE.reset(token)
-
-
-def _result_text(result: Any) -> str:
-    """What a Langroid result says, as Langroid hands it on (a done tool's content, no ``DONE``)."""
-    if result is None:
-        return ""
-    if isinstance(result, ChatDocument):
-        for tool in result.tool_messages:
-            if isinstance(tool, (AgentDoneTool, DoneTool)):
-                content = tool.content
-                return content if isinstance(content, str) else json.dumps(content, default=str)
-        text = result.content or ""
-        if not text and result.content_any not in (None, ""):
-            value = result.content_any
-            text = value if isinstance(value, str) else json.dumps(value, default=str)
-        return text.replace(DONE_SIGNAL, "").strip(" :\n") if DONE_SIGNAL in text else text
-    return str(result)
 
 
 def _slug(name: str) -> str:

@@ -8,7 +8,7 @@ tool calls a history left without an answer).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import pydantic_core
@@ -67,11 +67,16 @@ def context_text(context: Sequence[Any]) -> str:
     return "Context from the application:\n" + "\n".join(lines)
 
 
-def answer_dangling_calls(messages: Sequence[dict[str, Any]], make_id: Any) -> tuple[list[dict[str, Any]], int | None]:
+def answer_dangling_calls(
+    messages: Sequence[dict[str, Any]], make_id: Callable[[str], str], *, open_turn: bool = False
+) -> tuple[list[dict[str, Any]], int | None]:
     """``messages`` with every tool call that has no result answered as cancelled, right after the
     message that made it (OpenAI-style APIs reject a history with a dangling call); and the index
-    of the first message added, or None when nothing dangled. ``make_id()`` names each answer."""
+    of the first message added, or None when nothing dangled. ``make_id(call_id)`` names each
+    answer. ``open_turn``: the calls of the last assistant message (with only results after it)
+    are left alone, since their results may still come."""
     answered = {m.get("toolCallId") for m in messages if m.get("role") == "tool"}
+    last = _last_turn(messages) if open_turn else None
     repaired: list[dict[str, Any]] = []
     first: int | None = None
     index, count = 0, len(messages)
@@ -82,7 +87,7 @@ def answer_dangling_calls(messages: Sequence[dict[str, Any]], make_id: Any) -> t
         if message.get("role") != "assistant":
             continue
         calls = [call_id for call_id in _call_ids(message.get("toolCalls")) if call_id not in answered]
-        if not calls:
+        if not calls or index - 1 == last:
             continue
         while index < count and messages[index].get("role") == "tool":  # results already there come first
             repaired.append(messages[index])
@@ -91,8 +96,19 @@ def answer_dangling_calls(messages: Sequence[dict[str, Any]], make_id: Any) -> t
             first = len(repaired)
         for call_id in dict.fromkeys(calls):
             answered.add(call_id)
-            repaired.append({"id": make_id(), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"})
+            repaired.append({"id": make_id(call_id), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"})
     return repaired, first
+
+
+def _last_turn(messages: Sequence[dict[str, Any]]) -> int | None:
+    """The index of the last assistant message when only tool results follow it."""
+    for index in range(len(messages) - 1, -1, -1):
+        role = messages[index].get("role")
+        if role == "assistant":
+            return index
+        if role != "tool":
+            return None
+    return None
 
 
 def _call_ids(calls: Iterable[Any] | None) -> list[str]:

@@ -618,7 +618,7 @@ class Session:
         """After a stop or a failure: answer every tool call left without a result as cancelled,
         right after the message that made it, so the history the next run sends to a model never
         holds a dangling call."""
-        repaired, first = answer_dangling_calls(self.messages, lambda: new_id("tool"))
+        repaired, first = answer_dangling_calls(self.messages, lambda call_id: new_id("tool"))
         if first is not None:
             self.messages = repaired
             self.listener.session_messages(first)

@@ -49,7 +49,7 @@ from .._content import to_json_text
 from .._display import is_rich, rich_output
 from .._errors import describe_exception
 from .._ids import new_id
-from .._marks import DISPLAY, INTERNAL, marked
+from .._marks import DISPLAY, INTERNAL, marked, with_mark
 
 Emitted = BaseEvent | Iterable[BaseEvent]
 """What an adapter's ``_events`` yields: one event, or several at once."""
@@ -194,8 +194,10 @@ class EventStream:
 
     # -- tools -------------------------------------------------------------------------------
 
-    def tool_call_start(self, name: str, *, tool_call_id: str | None = None) -> list[BaseEvent]:
-        parent = self._text_id or self.last_text_id
+    def tool_call_start(self, name: str, *, tool_call_id: str | None = None, parent_message_id: str | None = None) -> list[BaseEvent]:
+        """A tool call; its parent is the message that made it (by default the text streaming now,
+        or the last one)."""
+        parent = parent_message_id or self._text_id or self.last_text_id
         return [
             ToolCallStartEvent(tool_call_id=tool_call_id or new_id("call"), tool_call_name=name, parent_message_id=parent)
         ]
@@ -206,27 +208,32 @@ class EventStream:
     def tool_call_end(self, tool_call_id: str) -> list[BaseEvent]:
         return [ToolCallEndEvent(tool_call_id=tool_call_id)]
 
-    def tool_call(self, name: str, args: Any = None, *, tool_call_id: str | None = None) -> list[BaseEvent]:
-        """A whole tool call at once: START, ARGS, END. Returns the events; the id is on START."""
-        events = self.tool_call_start(name, tool_call_id=tool_call_id)
+    def tool_call(
+        self, name: str, args: Any = None, *, tool_call_id: str | None = None, parent_message_id: str | None = None
+    ) -> list[BaseEvent]:
+        """A whole tool call at once: START, ARGS, END. Returns the events; the id is on START.
+        ``args`` is a value (sent as JSON) or the arguments' JSON text."""
+        events = self.tool_call_start(name, tool_call_id=tool_call_id, parent_message_id=parent_message_id)
         call_id = events[-1].tool_call_id  # type: ignore[attr-defined]
         events += self.tool_call_args(call_id, to_json_text({} if args is None else args))
         events += self.tool_call_end(call_id)
         return events
 
-    def tool_result(self, tool_call_id: str, content: Any) -> list[BaseEvent]:
+    def tool_result(
+        self, tool_call_id: str, content: Any, *, message_id: str | None = None, metadata: dict[str, Any] | None = None
+    ) -> list[BaseEvent]:
         """A tool's result. A rich object (a figure, a DataFrame, anything IPython can display) is
         shown in the chat: its MIME bundle goes in ``metadata.agui_widget.display`` and the model
-        gets a text version as ``content``."""
-        metadata: dict[str, Any] | None = None
+        gets a text version as ``content``. ``message_id``: the framework's own id for the result
+        (so a transcript matches its state); ``metadata``: marks of the adapter's own."""
         rich = rich_output(content)
         if rich is not None:
             bundle, content = rich
-            metadata = marked(**{DISPLAY: bundle})
+            metadata = with_mark(metadata, DISPLAY, bundle)
         elif is_rich(content):
             content = repr(content)
         result = ToolCallResultEvent(
-            message_id=new_id("tool"),
+            message_id=message_id or new_id("tool"),
             tool_call_id=tool_call_id,
             content=to_json_text(content),
             role="tool",

@@ -15,7 +15,6 @@ from ag_ui.core import (
     TokenUsage,
     ToolCallArgsEvent,
     ToolCallEndEvent,
-    ToolCallStartEvent,
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk, ToolMessage
 
@@ -168,9 +167,9 @@ class MessageMapper:
         self._started_calls.add(call_id)
         self._owner[call_id] = message_id
         self._open_calls.setdefault(message_id, []).append(call_id)
-        events = self._accept(ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id=message_id))
+        events = self._accept(*self.stream.tool_call_start(name, tool_call_id=call_id, parent_message_id=message_id))
         if args:
-            events += self._accept(ToolCallArgsEvent(tool_call_id=call_id, delta=args))
+            events += self._accept(*self.stream.tool_call_args(call_id, args))
         return events
 
     def whole_call(self, name: str, args: object) -> tuple[str, list[BaseEvent]]:
@@ -178,11 +177,7 @@ class MessageMapper:
         call_id = new_id("call")
         parent = self.last_message_id
         events = self.end_all()
-        events += self._accept(
-            ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name, parent_message_id=parent),
-            ToolCallArgsEvent(tool_call_id=call_id, delta=to_json_text(json_safe(args if args is not None else {}))),
-            ToolCallEndEvent(tool_call_id=call_id),
-        )
+        events += self._accept(*self.stream.tool_call(name, json_safe(args), tool_call_id=call_id, parent_message_id=parent))
         self._started_calls.add(call_id)
         return call_id, events
 
@@ -242,8 +237,7 @@ class MessageMapper:
         text, metadata = shown_result(content, artifact, self.options.max_ui_payload)
         owner = self._owner.get(tool_call_id)
         events = self.end_message(owner) if owner is not None and tool_call_id in self._open_calls.get(owner, ()) else []
-        [result] = self.stream.tool_result(tool_call_id, text)
-        result = result.model_copy(update={"metadata": metadata, **({"message_id": message_id} if message_id else {})})
+        [result] = self.stream.tool_result(tool_call_id, text, message_id=message_id, metadata=metadata)
         return events + self._accept(result)
 
     def has_result(self, tool_call_id: str) -> bool:

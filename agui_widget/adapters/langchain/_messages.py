@@ -53,17 +53,10 @@ def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
     """
     dumped = [message.model_dump(by_alias=True) for message in messages]
     originals = {id(data): message for data, message in zip(dumped, messages)}
-    repaired, first = answer_dangling_calls(dumped, lambda: "")  # named by _cancelled_answer
+    repaired, first = answer_dangling_calls(dumped, lambda call_id: f"{call_id}-cancelled", open_turn=True)
     if first is None:
         return list(messages)
-    while id(repaired[-1]) not in originals:
-        repaired.pop()  # answers at the very end are to the last turn's calls
-    return [originals.get(id(data)) or _cancelled_answer(data) for data in repaired]
-
-
-def _cancelled_answer(data: dict[str, Any]) -> agui.ToolMessage:
-    call_id = data["toolCallId"]
-    return agui.ToolMessage(id=f"{call_id}-cancelled", role="tool", tool_call_id=call_id, content=data["content"], error=data["error"])
+    return [originals.get(id(data)) or agui.ToolMessage.model_validate(data) for data in repaired]
 
 
 def _converted(message: Convertible) -> BaseMessage:

@@ -101,7 +101,7 @@ class AgentRun:
                 if not calls:
                     return
                 for call in calls:
-                    yield call.events(step.message_id)
+                    yield call.events(self.stream, step.message_id)
                     await self.run_context.state_from_args(
                         call.name, call.args, call.args_text, call.id, call.tool, partial=False
                     )

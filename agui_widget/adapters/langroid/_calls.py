@@ -15,7 +15,7 @@ from collections.abc import Set
 from dataclasses import dataclass
 from typing import Any
 
-from ag_ui.core import BaseEvent, ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent
+from ag_ui.core import BaseEvent, ToolCallResultEvent
 from langroid.agent.chat_agent import ChatAgent
 from langroid.agent.chat_document import ChatDocument
 from langroid.agent.tool_message import ToolMessage
@@ -48,14 +48,10 @@ class Call:
     def args_text(self) -> str:
         return json.dumps(self.args, ensure_ascii=False, default=str)
 
-    def events(self, parent_message_id: str) -> list[BaseEvent]:
+    def events(self, stream: EventStream, parent_message_id: str) -> list[BaseEvent]:
         """The call as the model made it: START (its model call's message as parent), its whole
         arguments, END."""
-        return [
-            ToolCallStartEvent(tool_call_id=self.id, tool_call_name=self.name, parent_message_id=parent_message_id),
-            ToolCallArgsEvent(tool_call_id=self.id, delta=self.args_text),
-            ToolCallEndEvent(tool_call_id=self.id),
-        ]
+        return stream.tool_call(self.name, self.args_text, tool_call_id=self.id, parent_message_id=parent_message_id)
 
 
 # -- reading the calls -------------------------------------------------------------------------

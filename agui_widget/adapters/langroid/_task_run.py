@@ -269,7 +269,7 @@ class TaskRun:
                 self.last_message[lane] = step.message_id
             calls = driver.calls(response, content_tools)
             for call in calls:
-                self._emit(call.events(step.message_id))
+                self._emit(call.events(self.stream, step.message_id))
                 self.open[call.id] = OpenCall(call, agent, lane)
                 await self.run_context.state_from_args(
                     call.name, call.args, call.args_text, call.id, call.tool, partial=False

@@ -169,7 +169,7 @@ def test_importing_agui_widget_does_not_import_langchain_and_the_adapter_imports
     code = (
         "import sys, agui_widget\n"
         "assert not [m for m in sys.modules if m.split('.')[0] in ('langchain', 'langchain_core', 'langgraph')]\n"
-        "from agui_widget.adapters._langchain import langchain_agent\n"
+        "from agui_widget.adapters.langchain import agent_for\n"
         "from agui_widget.adapters.langchain import LangChainAgent, agui_middleware, AGUICallbackHandler\n"
         "assert 'langchain_core' in sys.modules\n"
     )

@@ -8,8 +8,11 @@ hands to ``AgentChat`` and wraps it when it needs wrapping.
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Protocol, runtime_checkable
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -54,18 +57,50 @@ ACCEPTED = """AgentChat(agent) accepts:
     async generator yielding text chunks."""
 
 
+@dataclass(frozen=True)
+class Framework:
+    """A framework whose objects ``AgentChat`` runs through an adapter of ours.
+
+    Adding a framework is one entry in :data:`FRAMEWORKS` (and its adapter package, which defines
+    ``agent_for(obj)``). The adapter is imported only when an object of the framework is given,
+    or one of its ``exports`` is read from this package: frameworks take seconds to import.
+    """
+
+    name: str
+    packages: tuple[str, ...]
+    """Where its classes live: module name prefixes (a user's subclass counts through its bases)."""
+    exports: tuple[str, ...] = ()
+    """What ``agui_widget.adapters`` offers from the adapter package."""
+
+    def adapter(self) -> ModuleType:
+        return importlib.import_module(f".{self.name}", __name__)
+
+
+FRAMEWORKS = (
+    Framework(
+        "langroid",
+        ("langroid",),
+        (
+            "LangroidAgent", "ToolBehavior", "ToolCallContext", "ToolResultContext", "ToolContext",
+            "tool_context", "current_tool_context", "state_as_context",
+        ),
+    ),
+    Framework(
+        "langchain",
+        ("langchain", "langgraph"),
+        ("LangChainAgent", "agui_middleware", "AGUIMiddleware", "create_agui_agent", "AGUICallbackHandler", "AGUIOptions"),
+    ),
+)  # fmt: skip
+
+
 def as_agent(obj: Any) -> Agent:
     """The agent to run for what the user passed, or a TypeError that lists what is accepted."""
     if obj is None:
         return DemoAgent()
-    if _comes_from(obj, "langroid"):
-        from ._langroid import langroid_agent  # imports langroid: only when one is given
-
-        return langroid_agent(obj)
-    if _comes_from(obj, "langchain", "langgraph"):
-        from ._langchain import langchain_agent  # imports langchain: only when one is given
-
-        return langchain_agent(obj)
+    for framework in FRAMEWORKS:
+        if _comes_from(obj, *framework.packages):
+            agent: Agent = framework.adapter().agent_for(obj)
+            return agent
     if isinstance(obj, str):
         if obj.startswith(("http://", "https://")):
             return RemoteAgent(obj)
@@ -107,22 +142,11 @@ def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
     return len(params) >= 1
 
 
-_LAZY = {
-    "langchain": ("LangChainAgent", "agui_middleware", "AGUIMiddleware", "create_agui_agent", "AGUICallbackHandler", "AGUIOptions"),
-    "langroid": (
-        "LangroidAgent", "ToolBehavior", "ToolCallContext", "ToolResultContext", "ToolContext",
-        "tool_context", "current_tool_context", "state_as_context",
-    ),
-}
-
-
 def __getattr__(name: str) -> Any:
-    """The framework adapters, imported on first use (their frameworks take seconds to import)."""
-    for module, names in _LAZY.items():
-        if name in names:
-            import importlib
-
-            return getattr(importlib.import_module(f".{module}", __name__), name)
+    """The framework adapters' names, imported on first use."""
+    for framework in FRAMEWORKS:
+        if name in framework.exports:
+            return getattr(framework.adapter(), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -133,6 +157,8 @@ __all__ = [
     "CallableAgent",
     "DemoAgent",
     "EventStream",
+    "FRAMEWORKS",
+    "Framework",
     "FunctionAgent",
     "RemoteAgent",
     "as_agent",

@@ -5,6 +5,8 @@ loaded when a ``LangroidAgent`` is created. ``agui_widget.adapters.langroid.mock
 streaming stand-in for a model, for offline demos and tests) does import Langroid.
 """
 
+from typing import Any
+
 from ..._tiktoken import seed_tiktoken_cache
 from ._adapter import LangroidAgent
 from ._hooks import (
@@ -19,8 +21,23 @@ from ._hooks import (
     tool_context,
 )
 
+
+
+def agent_for(obj: Any) -> LangroidAgent:
+    """The AG-UI agent for a Langroid ``ChatAgent`` or ``Task`` (what ``AgentChat(obj)`` runs)."""
+    if isinstance(obj, LangroidAgent):
+        return obj
+    try:
+        return LangroidAgent(obj)
+    except TypeError as exc:
+        from .. import ACCEPTED
+
+        raise TypeError(f"{exc}.\n\n{ACCEPTED}") from None
+
+
 __all__ = [
     "LangroidAgent",
+    "agent_for",
     "StateContextBuilder",
     "StateUpdate",
     "ToolBehavior",

@@ -11,8 +11,7 @@ from ._session import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
 from ._widget import AgentChat
-from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
-from .adapters import RemoteAgent
+from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent
 
 
 def __getattr__(name: str) -> str:
@@ -31,6 +30,7 @@ def __getattr__(name: str) -> str:
 
 
 __all__ = [
+    "HTML",
     "AgentAdapter",
     "AgentChat",
     "CallableAgent",
@@ -39,7 +39,6 @@ __all__ = [
     "EventStream",
     "FrontendTool",
     "FunctionAgent",
-    "HTML",
     "Markdown",
     "MemoryThreadStore",
     "RemoteAgent",

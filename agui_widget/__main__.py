@@ -50,7 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", default=None, help="save each thread's transcript and state here (an SQLite file)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1); see docs/remote.md on scaling out")
     parser.add_argument(
-        "--max-body-bytes", type=int, default=None, metavar="N", help="largest request body accepted, in bytes (default 10 MiB; 0 for no limit)"
+        "--max-body-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="largest request body accepted, in bytes (default 10 MiB; 0 for no limit)",
     )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 

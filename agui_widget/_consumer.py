@@ -30,10 +30,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Optional, Union
-
-from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
+from typing import Any, Union
 
 from ag_ui._generated import models as _models
 from ag_ui.core import (
@@ -55,6 +52,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 from ag_ui.core.version import PROTOCOL_VERSION
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
 
 from ._deltas import BY_END, DELTAS
 from ._reducer import EventReducer
@@ -87,7 +86,7 @@ class _Opaque:
 
 
 class _Field:
-    __slots__ = ("name", "shape", "required", "nested")
+    __slots__ = ("name", "nested", "required", "shape")
 
     def __init__(self, name: str, shape: Any, required: bool) -> None:
         self.name = name
@@ -168,7 +167,7 @@ def _literal_kind(values: tuple[Any, ...]) -> str:
     return texts[0] if len(texts) == 1 else "one of " + "|".join(texts)
 
 
-def _compile(annotation: Any, discriminator: Optional[str] = None) -> Any:
+def _compile(annotation: Any, discriminator: str | None = None) -> Any:
     """The shape of one annotation of the generated models."""
     if annotation is Any or annotation is object:
         return _OPAQUE
@@ -191,10 +190,10 @@ def _compile(annotation: Any, discriminator: Optional[str] = None) -> Any:
                     tagged[tag.value if isinstance(tag, Enum) else tag] = _object_shape(option)
             return _Tagged(discriminator, tagged)
         return _Either([_compile(option) for option in options])
-    if origin in (list, typing.List):
+    if origin in (list, list):
         (item,) = typing.get_args(annotation) or (Any,)
         return _Array(_compile(item))
-    if origin in (dict, typing.Dict):
+    if origin in (dict, dict):
         args = typing.get_args(annotation)
         value = _compile(args[1]) if len(args) == 2 else _OPAQUE
         return _OPAQUE if value is _OPAQUE else _Record(value)
@@ -268,7 +267,7 @@ _DROP = object()
 class _Strip:
     """One walk's findings: the paths removed, the legacy nulls converted."""
 
-    __slots__ = ("stripped", "legacy")
+    __slots__ = ("legacy", "stripped")
 
     def __init__(self) -> None:
         self.stripped: list[str] = []
@@ -426,7 +425,11 @@ def _issue_message(error: Mapping[str, Any]) -> str:
         return f"Too small: expected {_json_kind(value)} to have >={context.get('min_length')} items"
     if kind in ("greater_than_equal", "greater_than"):
         bound = context.get("ge", context.get("gt"))
-        return f"Too small: expected number to be >={bound}" if kind == "greater_than_equal" else f"Too small: expected number to be >{bound}"
+        return (
+            f"Too small: expected number to be >={bound}"
+            if kind == "greater_than_equal"
+            else f"Too small: expected number to be >{bound}"
+        )
     if kind in ("less_than_equal", "less_than"):
         return f"Too big: expected number to be <={context.get('le', context.get('lt'))}"
     if kind == "string_pattern_mismatch":
@@ -442,10 +445,7 @@ def _malformed(label: str, issues: list[dict[str, str]]) -> ProtocolError:
 
 
 def _issues(error: ValidationError, shape: Any) -> list[dict[str, str]]:
-    return [
-        {"path": _data_path(item["loc"], shape), "message": _issue_message(item)}
-        for item in error.errors(include_url=False)
-    ]
+    return [{"path": _data_path(item["loc"], shape), "message": _issue_message(item)} for item in error.errors(include_url=False)]
 
 
 def _data_path(loc: tuple[Any, ...], shape: Any) -> str:
@@ -482,7 +482,9 @@ def _enforce(raw: Mapping[str, Any], model: type[BaseModel], label: str, warn: C
     for name in _REQUIRED_ON_THE_WIRE.get(model, ()):
         if name not in raw:
             expected = model.model_fields[name].default
-            raise _malformed(label, [{"path": f"/{name}", "message": f'Invalid input: expected "{expected}", received undefined'}])
+            raise _malformed(
+                label, [{"path": f"/{name}", "message": f'Invalid input: expected "{expected}", received undefined'}]
+            )
     try:
         cleaned = _strip(dict(raw), shape, "", found)
     except _NullValue as null:
@@ -520,7 +522,7 @@ def _media_kind(mime_type: str) -> str:
     return "document"
 
 
-def _upgrade_binary_parts(message: Any, warn: Optional[Callable[[str], None]]) -> Any:
+def _upgrade_binary_parts(message: Any, warn: Callable[[str], None] | None) -> Any:
     """A message whose legacy ``{"type": "binary"}`` parts are media parts with a source."""
     if not isinstance(message, dict) or not isinstance(message.get("content"), list):
         return message
@@ -612,9 +614,7 @@ _CLOSES_OWN_LANE = frozenset(
     }
 )
 # Run-level events describe the whole run: every lane closes.
-_CLOSES_ALL_LANES = frozenset(
-    {EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.MESSAGES_SNAPSHOT}
-)
+_CLOSES_ALL_LANES = frozenset({EventType.RUN_STARTED, EventType.RUN_FINISHED, EventType.RUN_ERROR, EventType.MESSAGES_SNAPSHOT})
 _SUBAGENT_TERMINALS = frozenset({EventType.SUBAGENT_FINISHED, EventType.SUBAGENT_ERROR})
 
 
@@ -622,19 +622,18 @@ _SUBAGENT_TERMINALS = frozenset({EventType.SUBAGENT_FINISHED, EventType.SUBAGENT
 class _Lane:
     kind: str  # "text" | "tool" | "reasoning"
     entity_id: str
-    subagent_run_id: Optional[str] = None
-    role: Optional[str] = None
-    name: Optional[str] = None
-    parent_message_id: Optional[str] = None
+    subagent_run_id: str | None = None
+    role: str | None = None
+    name: str | None = None
+    parent_message_id: str | None = None
 
 
-def _require_agreement(entity: str, entity_id: str, field: str, incoming: Optional[str], established: Optional[str]) -> None:
+def _require_agreement(entity: str, entity_id: str, field: str, incoming: str | None, established: str | None) -> None:
     """A continuation may repeat what its opener said, never contradict it."""
     if incoming is not None and incoming != established:
         said = "(absent)" if established is None else f"'{established}'"
         raise ProtocolError(
-            f"Cannot continue {entity} '{entity_id}': chunk {field} '{incoming}' does not match the open "
-            f"stream's {field} {said}."
+            f"Cannot continue {entity} '{entity_id}': chunk {field} '{incoming}' does not match the open stream's {field} {said}."
         )
 
 
@@ -649,7 +648,7 @@ class _ChunkExpander:
     """
 
     def __init__(self) -> None:
-        self.lanes: dict[Optional[str], _Lane] = {}
+        self.lanes: dict[str | None, _Lane] = {}
 
     def expand(self, event: Any) -> list[BaseEvent]:
         event_type = event.type
@@ -679,7 +678,7 @@ class _ChunkExpander:
             closing.extend(self._close(owner))
         return closing
 
-    def _close(self, owner: Optional[str]) -> list[BaseEvent]:
+    def _close(self, owner: str | None) -> list[BaseEvent]:
         lane = self.lanes.pop(owner, None)
         if lane is None:
             return []
@@ -689,7 +688,7 @@ class _ChunkExpander:
             return [ToolCallEndEvent(tool_call_id=lane.entity_id, subagent_run_id=lane.subagent_run_id)]
         return [ReasoningMessageEndEvent(message_id=lane.entity_id, subagent_run_id=lane.subagent_run_id)]
 
-    def _resolve(self, kind: str, entity_id: Optional[str], tag: Optional[str], chunk: str, entity: str) -> Optional[str]:
+    def _resolve(self, kind: str, entity_id: str | None, tag: str | None, chunk: str, entity: str) -> str | None:
         """Which lane a chunk belongs to; a continuation may omit both its id and its tag."""
         if entity_id is not None:
             for owner, lane in self.lanes.items():
@@ -795,9 +794,7 @@ class _ChunkExpander:
         return out
 
     def _reasoning(self, chunk: Any) -> list[BaseEvent]:
-        key = self._resolve(
-            "reasoning", chunk.message_id, chunk.subagent_run_id, "REASONING_MESSAGE_CHUNK", "reasoning message"
-        )
+        key = self._resolve("reasoning", chunk.message_id, chunk.subagent_run_id, "REASONING_MESSAGE_CHUNK", "reasoning message")
         lane = self.lanes.get(key)
         out: list[BaseEvent] = []
         if lane is None or lane.kind != "reasoning" or chunk.message_id not in (None, lane.entity_id):
@@ -826,6 +823,7 @@ class _ChunkExpander:
 # =============================================================================================
 # Unicode repair
 # =============================================================================================
+
 
 class _SurrogateRepair:
     """Rejoins UTF-16 surrogate pairs split across deltas, and replaces halves that never pair.
@@ -965,11 +963,11 @@ class EventConsumer:
 
     def __init__(
         self,
-        messages: Optional[Iterable[Mapping[str, Any]]] = None,
+        messages: Iterable[Mapping[str, Any]] | None = None,
         state: Any = None,
         *,
-        on_warning: Optional[Callable[[str], None]] = None,
-        max_protocol_version: Optional[str] = None,
+        on_warning: Callable[[str], None] | None = None,
+        max_protocol_version: str | None = None,
     ) -> None:
         self._on_warning = on_warning
         self._warnings: list[str] = []
@@ -982,16 +980,16 @@ class EventConsumer:
         self._verifier = EventVerifier()
         self._chunks = _ChunkExpander()
         self._unicode = _SurrogateRepair(self._warn)
-        self._thinking_span: Optional[str] = None
-        self._thinking_message: Optional[str] = None
-        self._last_finished: Optional[RunFinishedEvent] = None
-        self._last_error: Optional[RunErrorEvent] = None
+        self._thinking_span: str | None = None
+        self._thinking_message: str | None = None
+        self._last_finished: RunFinishedEvent | None = None
+        self._last_error: RunErrorEvent | None = None
         self._run_tool_calls: dict[str, None] = {}
         self._answered: set[str] = set()
 
     # -- the pipeline ------------------------------------------------------------------------
 
-    def consume(self, event: Union[BaseEvent, Mapping[str, Any]]) -> list[BaseEvent]:
+    def consume(self, event: BaseEvent | Mapping[str, Any]) -> list[BaseEvent]:
         """Run one event (typed, or a raw camelCase dict off the wire) through the pipeline."""
         if isinstance(event, BaseEvent):
             parsed = self._typed(event)
@@ -1070,12 +1068,12 @@ class EventConsumer:
         return self._warnings
 
     @property
-    def last_run_finished(self) -> Optional[RunFinishedEvent]:
+    def last_run_finished(self) -> RunFinishedEvent | None:
         """The RUN_FINISHED of the latest run, if it has one."""
         return self._last_finished
 
     @property
-    def last_run_error(self) -> Optional[RunErrorEvent]:
+    def last_run_error(self) -> RunErrorEvent | None:
         """The RUN_ERROR of the latest run (or of the stream before any run), if any."""
         return self._last_error
 
@@ -1085,7 +1083,7 @@ class EventConsumer:
         return self._verifier.run_active
 
     @property
-    def changed_from(self) -> Optional[int]:
+    def changed_from(self) -> int | None:
         """The smallest message index added or changed since :meth:`reset_changes`."""
         return self._reducer.changed_from
 
@@ -1138,7 +1136,7 @@ class EventConsumer:
 
     # -- the request direction ---------------------------------------------------------------
 
-    def outgoing_input(self, run_input: Union[RunAgentInput, Mapping[str, Any]]) -> RunAgentInput:
+    def outgoing_input(self, run_input: RunAgentInput | Mapping[str, Any]) -> RunAgentInput:
         """The ``RunAgentInput`` to send to this peer: shaped for its era, then enforced.
 
         Activity messages (display state no producer owns) are left out and a null attribution
@@ -1152,7 +1150,9 @@ class EventConsumer:
         else:
             data = copy.deepcopy(dict(run_input))
         messages = [
-            {k: v for k, v in message.items() if not (k == "subagentRunId" and v is None)} if isinstance(message, dict) else message
+            {k: v for k, v in message.items() if not (k == "subagentRunId" and v is None)}
+            if isinstance(message, dict)
+            else message
             for message in data.get("messages") or []
             if not (isinstance(message, dict) and message.get("role") == "activity")
         ]
@@ -1175,15 +1175,15 @@ class EventConsumer:
         content = message.get("content")
         if isinstance(content, list):
             claims_text = [isinstance(p, dict) and p.get("type") == "text" for p in content]
-            if any(claim and not isinstance(p.get("text"), str) for claim, p in zip(claims_text, content)):
+            if any(claim and not isinstance(p.get("text"), str) for claim, p in zip(claims_text, content, strict=False)):
                 self._warn(
-                    "Not flattening message content for a <=0.0.39 peer: a part claims type \"text\" but "
+                    'Not flattening message content for a <=0.0.39 peer: a part claims type "text" but '
                     "carries a malformed 'text'; it is passed on for enforcement to report."
                 )
                 return message
             dropped = [
                 str(p.get("type")) if isinstance(p, dict) else type(p).__name__
-                for claim, p in zip(claims_text, content)
+                for claim, p in zip(claims_text, content, strict=False)
                 if not claim
             ]
             if dropped:
@@ -1191,7 +1191,7 @@ class EventConsumer:
                     f"Flattening message content for a <=0.0.39 peer DROPS non-text parts ({', '.join(dropped)}). "
                     "The peer cannot receive them."
                 )
-            return {**message, "content": "".join(p["text"] for claim, p in zip(claims_text, content) if claim)}
+            return {**message, "content": "".join(p["text"] for claim, p in zip(claims_text, content, strict=False) if claim)}
         if "content" not in message:
             return {**message, "content": ""}
         return message
@@ -1204,13 +1204,13 @@ class EventConsumer:
         if self._on_warning is not None:
             self._on_warning(text)
 
-    def _typed(self, event: BaseEvent) -> Optional[BaseEvent]:
+    def _typed(self, event: BaseEvent) -> BaseEvent | None:
         """A typed event as the wire form would give it: flat events pass, the rest re-parse."""
         if type(event) in _FLAT_EVENT_CLASSES and not event.__pydantic_extra__ and not self._pre_subagent:
             return event
         return self._parse(event.model_dump(mode="json", by_alias=True, fallback=repr))
 
-    def _parse(self, raw: Mapping[str, Any]) -> Optional[BaseEvent]:
+    def _parse(self, raw: Mapping[str, Any]) -> BaseEvent | None:
         type_name = raw.get("type")
         if type_name in _THINKING:
             raw = self._translate_thinking(raw)
@@ -1219,7 +1219,10 @@ class EventConsumer:
             raw = {**raw, "messages": [_upgrade_binary_parts(m, self._warn) for m in raw["messages"]]}
         elif type_name == "RUN_STARTED" and isinstance(raw.get("input"), dict) and isinstance(raw["input"].get("messages"), list):
             run_input = raw["input"]
-            raw = {**raw, "input": {**run_input, "messages": [_upgrade_binary_parts(m, self._warn) for m in run_input["messages"]]}}
+            raw = {
+                **raw,
+                "input": {**run_input, "messages": [_upgrade_binary_parts(m, self._warn) for m in run_input["messages"]]},
+            }
         if self._pre_subagent:
             if type_name in _SUBAGENT_LIFECYCLE:
                 self._warn(
@@ -1295,7 +1298,7 @@ class EventConsumer:
         else:
             self._last_error = event
 
-    def _check_declared_version(self, declared: Optional[str]) -> None:
+    def _check_declared_version(self, declared: str | None) -> None:
         """Older or absent is a quiet downgrade; newer or uninterpretable is served with a warning."""
         if declared is None or declared == PROTOCOL_VERSION:
             return

@@ -96,7 +96,15 @@ def answer_dangling_calls(
             first = len(repaired)
         for call_id in dict.fromkeys(calls):
             answered.add(call_id)
-            repaired.append({"id": make_id(call_id), "role": "tool", "toolCallId": call_id, "content": CANCELLED_TOOL_RESULT, "error": "cancelled"})
+            repaired.append(
+                {
+                    "id": make_id(call_id),
+                    "role": "tool",
+                    "toolCallId": call_id,
+                    "content": CANCELLED_TOOL_RESULT,
+                    "error": "cancelled",
+                }
+            )
     return repaired, first
 
 

@@ -212,9 +212,11 @@ def _figure_text(figure: Any) -> str:
     if suptitle is not None and suptitle.get_text():
         parts.append(f"titled {suptitle.get_text()!r}")
     for axes in figure.get_axes():
-        described = [f"{label} {text!r}" for label, text in (
-            ("title", axes.get_title()), ("x axis", axes.get_xlabel()), ("y axis", axes.get_ylabel())
-        ) if text]
+        described = [
+            f"{label} {text!r}"
+            for label, text in (("title", axes.get_title()), ("x axis", axes.get_xlabel()), ("y axis", axes.get_ylabel()))
+            if text
+        ]
         legend = axes.get_legend()
         if legend is not None:
             entries = [t.get_text() for t in legend.get_texts() if t.get_text()]
@@ -250,7 +252,11 @@ def _clean(bundle: dict[str, Any]) -> dict[str, Any] | None:
             continue
         value = bundle[mime]
         if isinstance(value, bytes):
-            value = base64.b64encode(value).decode("ascii") if mime.startswith("image/") and mime != "image/svg+xml" else value.decode("utf-8", "replace")
+            value = (
+                base64.b64encode(value).decode("ascii")
+                if mime.startswith("image/") and mime != "image/svg+xml"
+                else value.decode("utf-8", "replace")
+            )
         elif isinstance(value, list) and mime.startswith("text/"):
             value = "".join(str(v) for v in value)
         try:

@@ -25,9 +25,7 @@ _KEY_VARIABLES = (
     ("groq", "GROQ_API_KEY"),
     ("mistral", "MISTRAL_API_KEY"),
 )
-_KEY_HINT = re.compile(
-    r"api[_ ]?key|authenticat|unauthori[sz]ed|forbidden|\b401\b|invalid x-api-key", re.IGNORECASE
-)
+_KEY_HINT = re.compile(r"api[_ ]?key|authenticat|unauthori[sz]ed|forbidden|\b401\b|invalid x-api-key", re.IGNORECASE)
 _NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*_API_KEY)\b")
 _RATE_HINT = re.compile(r"rate[ _-]?limit|too many requests|\b429\b|quota|resource[ _]?exhausted|overloaded", re.IGNORECASE)
 _NETWORK_HINT = re.compile(

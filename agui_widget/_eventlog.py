@@ -38,6 +38,7 @@ DELTA_FRAMING = 80
 Record = Union[tuple[str, str, str], BaseEvent]
 """How one event is kept: ``(type, id, delta)`` for a plain delta, else the event itself."""
 
+
 def event_json_size(event: BaseEvent) -> int:
     """About how many bytes ``event`` takes as camelCase JSON (plain deltas without serializing)."""
     plain = plain_delta(event)

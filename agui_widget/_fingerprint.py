@@ -47,7 +47,9 @@ def _write(value: Any, out: Any) -> None:
     elif isinstance(value, float):
         out(js_number(value))
     elif isinstance(value, dict):
-        items = sorted(((_key(key), item) for key, item in value.items()), key=lambda pair: pair[0].encode("utf-16-be", "surrogatepass"))
+        items = sorted(
+            ((_key(key), item) for key, item in value.items()), key=lambda pair: pair[0].encode("utf-16-be", "surrogatepass")
+        )
         out("{")
         for index, (key, item) in enumerate(items):
             if index:

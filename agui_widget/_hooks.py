@@ -13,7 +13,7 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agui_widget")
 
-Hook = Callable[..., Union[None, Awaitable[None]]]
-Guard = Callable[[Any], Union[None, bool, str, Awaitable[Union[None, bool, str]]]]
+Hook = Callable[..., Awaitable[None] | None]
+Guard = Callable[[Any], bool | str | Awaitable[bool | str | None] | None]
 """``guard(content) -> None | True`` lets the message through; ``False`` or a string refuses it
 (the string is the reason shown in the chat). ``content`` is the text, or the content parts."""
 

@@ -16,11 +16,10 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Optional
+from typing import Any
 
 import jsonpatch
 import jsonpointer
-
 from ag_ui.core import BaseEvent, EventType
 
 __all__ = ["EventReducer"]
@@ -46,14 +45,14 @@ class EventReducer:
 
     def __init__(
         self,
-        messages: Optional[Iterable[Mapping[str, Any]]] = None,
+        messages: Iterable[Mapping[str, Any]] | None = None,
         state: Any = None,
         *,
-        on_warning: Optional[Callable[[str], None]] = None,
+        on_warning: Callable[[str], None] | None = None,
     ) -> None:
         self._warn_callback = on_warning
         self._state: Any = state
-        self.changed_from: Optional[int] = None
+        self.changed_from: int | None = None
         # Streamed fragments not yet joined: message id -> deltas, tool call id -> deltas.
         self._pending_content: dict[str, list[str]] = {}
         self._pending_args: dict[str, list[str]] = {}
@@ -175,7 +174,7 @@ class EventReducer:
         if self.changed_from is None or index < self.changed_from:
             self.changed_from = index
 
-    def _index_of(self, message: dict[str, Any]) -> Optional[int]:
+    def _index_of(self, message: dict[str, Any]) -> int | None:
         """Where ``message`` (this very object) is; by its id when it owns the id, else by a scan."""
         index = self._pos.get(message.get("id"))  # type: ignore[arg-type]
         if index is not None and self._messages[index] is message:
@@ -284,9 +283,7 @@ class EventReducer:
                 self._warn(f"{event.type.value}: no message found with id '{message_id}'")
                 return
             if message.get("role") == "activity":
-                self._warn(
-                    f"{event.type.value}: message '{message_id}' is an activity message; the text is dropped."
-                )
+                self._warn(f"{event.type.value}: message '{message_id}' is an activity message; the text is dropped.")
                 return
             self._pending_content[message_id] = [event.delta]
         else:
@@ -338,7 +335,7 @@ class EventReducer:
         self._call_owner[tool_call_id] = owner
         self._touch_message(owner)
 
-    def _assistant_for(self, parent_id: Optional[str], tool_call_id: str, subagent_run_id: Optional[str]) -> dict[str, Any]:
+    def _assistant_for(self, parent_id: str | None, tool_call_id: str, subagent_run_id: str | None) -> dict[str, Any]:
         """The assistant message a call lands on: its parent when that is an assistant message,
         else a new one, named by the parent id when no message has it, else by the call's id."""
         new_id = tool_call_id
@@ -443,7 +440,7 @@ class EventReducer:
         present = {m.get("id") for m in merged}
         merged.extend(message for message in incoming if message["id"] not in present)
         first_change = next(
-            (i for i, (a, b) in enumerate(zip(old, merged)) if a is not b and a != b),
+            (i for i, (a, b) in enumerate(zip(old, merged, strict=False)) if a is not b and a != b),
             min(len(old), len(merged)),
         )
         self._messages = merged
@@ -529,7 +526,9 @@ def _own_copy(message: Mapping[str, Any]) -> dict[str, Any]:
     calls = copied.get("toolCalls")
     if isinstance(calls, list):
         copied["toolCalls"] = [
-            {**call, "function": dict(call["function"])} if isinstance(call, dict) and isinstance(call.get("function"), dict) else call
+            {**call, "function": dict(call["function"])}
+            if isinstance(call, dict) and isinstance(call.get("function"), dict)
+            else call
             for call in calls
         ]
     return copied

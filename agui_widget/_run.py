@@ -117,5 +117,3 @@ class Pending:
             "args": self.args if self.args_text else None,
             "responseSchema": item.response_schema,
         }
-
-

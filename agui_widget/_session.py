@@ -11,6 +11,7 @@ waits for answers (from a view or from Python) and continues with a follow-up ru
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import logging
 import typing
@@ -55,7 +56,6 @@ Status = Literal["idle", "running", "waiting", "error"]
 
 STOPPED_METADATA = marked(**{STOPPED: True})
 """Merged into a message that a stop cut short, so views and cells can mark it."""
-
 
 
 STOP_GRACE = 2.0
@@ -280,9 +280,11 @@ class Session:
         not make the views and the agent silently disagree with the kernel.
         """
         state = copy.deepcopy(state)
-        patch = jsonpatch.make_patch(self.state, state).patch if _patchable(self.state, state) else [
-            {"op": "replace", "path": "", "value": state}
-        ]
+        patch = (
+            jsonpatch.make_patch(self.state, state).patch
+            if _patchable(self.state, state)
+            else [{"op": "replace", "path": "", "value": state}]
+        )
         self.state = state
         if patch:
             self.listener.session_state(patch)
@@ -462,10 +464,8 @@ class Session:
         run._finish(final)
         self._changed_status()
         self.hooks.run_end(run)
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
             self._start_next()
-        except RuntimeError:  # the loop is closing
-            pass
 
     def _task_done(self, run: Run, task: asyncio.Task[None]) -> None:
         """A stopped turn ends when its task has unwound; a task cancelled before it ever ran
@@ -505,7 +505,9 @@ class Session:
             stream = self.agent.run(run_input)
             async for event in stream:
                 if run._stopped:
-                    log.warning("agui-widget: the agent went on after it was stopped (it ignored the cancellation); what it sends now is dropped")
+                    log.warning(
+                        "agui-widget: the agent went on after it was stopped (it ignored the cancellation); what it sends now is dropped"
+                    )
                     break
                 self._deliver(run, consumer.consume(event))
                 if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:
@@ -568,15 +570,15 @@ class Session:
         closing: list[BaseEvent] = []
         started = consumer.run_active
         if not started:
-            closing.append(RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION))
+            closing.append(
+                RunStartedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, protocol_version=PROTOCOL_VERSION)
+            )
         for event in consumer.open_events():
             if event.type == EventType.TEXT_MESSAGE_END:
                 event = TextMessageEndEvent(message_id=event.message_id, metadata=STOPPED_METADATA)  # type: ignore[attr-defined]
             closing.append(event)
         closing.append(
-            RunFinishedEvent(
-                thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=RunFinishedCancelledOutcome()
-            )
+            RunFinishedEvent(thread_id=run_input.thread_id, run_id=run_input.run_id, outcome=RunFinishedCancelledOutcome())
         )
         self._consume_closing(run, consumer, closing)
 
@@ -768,7 +770,7 @@ def _find_call(messages: list[dict[str, Any]], call_id: str | None) -> tuple[str
 
 def _common_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
     index = 0
-    for a, b in zip(old, new):
+    for a, b in zip(old, new, strict=False):
         if a != b:
             break
         index += 1
@@ -777,4 +779,3 @@ def _common_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
 
 def _patchable(old: Any, new: Any) -> bool:
     return isinstance(old, (dict, list)) and isinstance(new, (dict, list)) and type(old) is type(new)
-

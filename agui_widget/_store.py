@@ -193,7 +193,15 @@ class SQLiteThreadStore:
                    ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, title = excluded.title,
                      messages = excluded.messages, state = excluded.state,
                      message_count = excluded.message_count, updated_at = excluded.updated_at""",
-                (record.thread_id, record.agent, record.title, messages, state, len(record.messages), record.updated_at or time.time()),
+                (
+                    record.thread_id,
+                    record.agent,
+                    record.title,
+                    messages,
+                    state,
+                    len(record.messages),
+                    record.updated_at or time.time(),
+                ),
             )
 
     def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:

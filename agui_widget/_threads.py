@@ -77,7 +77,9 @@ class Threads:
         self._switched: Callable[[str, str], None] = lambda thread_id, agent_name: None
         self._notice: Callable[[str, str], None] = lambda level, text: None
 
-    def _start(self, runnable: Any, first: str, record: ThreadRecord | None, messages: list[dict[str, Any]] | None, state: Any) -> Start:
+    def _start(
+        self, runnable: Any, first: str, record: ThreadRecord | None, messages: list[dict[str, Any]] | None, state: Any
+    ) -> Start:
         if record is None:
             return Start(runnable, first, messages or [], self._initial_state)
         if messages is not None and record.messages and messages != record.messages:

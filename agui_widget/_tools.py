@@ -123,9 +123,7 @@ def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> li
                 )
             )
         else:
-            raise TypeError(
-                f"tools=[...] takes FrontendTool, ag_ui.core.Tool or dict items, not {type(tool).__name__}"
-            )
+            raise TypeError(f"tools=[...] takes FrontendTool, ag_ui.core.Tool or dict items, not {type(tool).__name__}")
     names = [t.name for t in result]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -9,6 +9,7 @@ bytes on the wire stay close to the streamed text. The Python event log keeps ev
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -78,10 +79,8 @@ class BatchingTransport:
         if self._batch:
             batch, self._batch = self._batch, []
             self._deliver(events_message(batch))
-            try:
+            with contextlib.suppress(RuntimeError):
                 self._last_flush = asyncio.get_running_loop().time()
-            except RuntimeError:
-                pass
 
     def _deliver(self, message: dict[str, Any]) -> None:
         try:

@@ -20,7 +20,7 @@ that would close everything still open, so a stopped run can be closed cleanly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, Optional
+from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
@@ -45,12 +45,12 @@ class ProtocolError(Exception):
     ``consume()`` call before the offending one (chunk expansion can yield several).
     """
 
-    def __init__(self, message: str, *, delivered: Optional[list[BaseEvent]] = None) -> None:
+    def __init__(self, message: str, *, delivered: list[BaseEvent] | None = None) -> None:
         super().__init__(message)
         self.delivered: list[BaseEvent] = list(delivered or ())
 
 
-def _who(owner: Optional[str]) -> str:
+def _who(owner: str | None) -> str:
     return _PARENT if owner is None else f"'{owner}'"
 
 
@@ -67,7 +67,7 @@ class EventVerifier:
         self._run_started = False
         self._run_finished = False
         self._run_errored = False
-        self._run_id: Optional[str] = None
+        self._run_id: str | None = None
         self._reset_run_state()
         self._handlers: dict[Any, Callable[[Any], None]] = {
             EventType.TEXT_MESSAGE_START: self._text_start,
@@ -98,17 +98,17 @@ class EventVerifier:
 
     def _reset_run_state(self) -> None:
         # Ordered dicts used as ordered sets: open_events() closes in a stable order.
-        self._messages: dict[str, Optional[str]] = {}
-        self._tool_calls: dict[str, Optional[str]] = {}
-        self._reasoning_spans: dict[str, Optional[str]] = {}
-        self._reasoning_messages: dict[str, Optional[str]] = {}
-        self._owners: dict[str, dict[str, Optional[str]]] = {
+        self._messages: dict[str, str | None] = {}
+        self._tool_calls: dict[str, str | None] = {}
+        self._reasoning_spans: dict[str, str | None] = {}
+        self._reasoning_messages: dict[str, str | None] = {}
+        self._owners: dict[str, dict[str, str | None]] = {
             "message": {},
             "tool call": {},
             "activity": {},
             "reasoning message": {},
         }
-        self._steps: dict[Optional[str], dict[str, None]] = {}
+        self._steps: dict[str | None, dict[str, None]] = {}
         self._subagents: dict[str, None] = {}
         self._closed_subagents: set[str] = set()
         self._run_finished = False
@@ -122,7 +122,7 @@ class EventVerifier:
         return self._run_started and not self._run_finished and not self._run_errored
 
     @property
-    def run_id(self) -> Optional[str]:
+    def run_id(self) -> str | None:
         """The id of the run most recently started on this stream."""
         return self._run_id
 
@@ -202,7 +202,7 @@ class EventVerifier:
                 f"'{entity_id}' opener's subagent {_who(owners[entity_id])}."
             )
 
-    def _seed_owners(self, messages: Optional[Iterable[Any]], authoritative: bool) -> None:
+    def _seed_owners(self, messages: Iterable[Any] | None, authoritative: bool) -> None:
         """Record the owners of replayed history, so a later reopen under another owner is caught."""
         for message in messages or ():
             message_id = getattr(message, "id", None)
@@ -264,7 +264,7 @@ class EventVerifier:
             )
         tag = event.subagent_run_id
         parent_id = event.parent_message_id
-        inherited: Optional[tuple[Optional[str]]] = None
+        inherited: tuple[str | None] | None = None
         message_owners = self._owners["message"]
         if parent_id is not None and parent_id in message_owners:
             parent_owner = message_owners[parent_id]
@@ -417,8 +417,7 @@ class EventVerifier:
         parent = event.parent_subagent_run_id
         if parent is not None and parent not in self._subagents and parent not in self._closed_subagents:
             raise ProtocolError(
-                f"Cannot send 'SUBAGENT_STARTED': parentSubagentRunId '{parent}' has not been started "
-                "in this run."
+                f"Cannot send 'SUBAGENT_STARTED': parentSubagentRunId '{parent}' has not been started in this run."
             )
         self._subagents[subagent_run_id] = None
 
@@ -445,9 +444,7 @@ class EventVerifier:
 
     def _run_finished_event(self, event: Any) -> None:
         open_steps = [
-            name if owner is None else f"{name} (subagent '{owner}')"
-            for owner, names in self._steps.items()
-            for name in names
+            name if owner is None else f"{name} (subagent '{owner}')" for owner, names in self._steps.items() for name in names
         ]
         if open_steps:
             raise ProtocolError(f"Cannot send 'RUN_FINISHED' while steps are still active: {', '.join(open_steps)}")
@@ -459,9 +456,7 @@ class EventVerifier:
             ("subagents", self._subagents),
         ):
             if open_set:
-                raise ProtocolError(
-                    f"Cannot send 'RUN_FINISHED' while {what} are still active: {', '.join(open_set)}"
-                )
+                raise ProtocolError(f"Cannot send 'RUN_FINISHED' while {what} are still active: {', '.join(open_set)}")
         self._run_finished = True
 
     def _run_error_event(self, event: Any) -> None:
@@ -472,5 +467,5 @@ def _name(event_type: Any) -> str:
     return event_type.value if isinstance(event_type, EventType) else str(event_type)
 
 
-def _quote(value: Optional[str]) -> str:
+def _quote(value: str | None) -> str:
     return f"'{value}'" if value is not None else "(unnamed)"

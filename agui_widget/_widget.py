@@ -30,8 +30,8 @@ from . import _wire
 from ._assets import read_asset
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
-from ._hooks import Guard, Hook, Hooks
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
+from ._hooks import Guard, Hook, Hooks
 from ._predict import coerce_rules
 from ._session import AlreadyAnswered, Pending, Run, Session, SessionListener, normalize_messages
 from ._store import ThreadStore
@@ -159,7 +159,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             **kwargs,
         )
         self._syncing = False
-        self._saved = SavedOutput(self._session, self.saved_output_id, header=lambda: repr(self), alive=lambda: self.comm is not None)
+        self._saved = SavedOutput(
+            self._session, self.saved_output_id, header=lambda: repr(self), alive=lambda: self.comm is not None
+        )
         self._threads.attach(self._session, switched=self._thread_switched, notice=self.session_notice)
         self.on_msg(self._on_view_message)
 
@@ -524,12 +526,21 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self._handle(request)
         except AlreadyAnswered as late:  # answered in another view first: nothing to tell this one
             log.debug("agui-widget: the view's %r request came late: %s", request.kind, late)
-        except (KeyError, ValueError, RuntimeError, TypeError, jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+        except (
+            KeyError,
+            ValueError,
+            RuntimeError,
+            TypeError,
+            jsonpatch.JsonPatchException,
+            jsonpointer.JsonPointerException,
+        ) as exc:
             log.warning("agui-widget: the view's %r request was refused: %s", request.kind, exc)
             self._transport.send(_wire.notice_message("warning", f"{request.kind}: {exc}"))
         except Exception as exc:
             log.exception("agui-widget: handling the view's %r request failed", request.kind)
-            self._transport.send(_wire.notice_message("error", f"{request.kind}: the kernel could not handle it ({type(exc).__name__})"))
+            self._transport.send(
+                _wire.notice_message("error", f"{request.kind}: the kernel could not handle it ({type(exc).__name__})")
+            )
 
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """A view writing synced traits. Every synced trait is the kernel's (a view asks through

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import typing
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from ag_ui.core import BaseEvent, EventType
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -106,7 +106,7 @@ class Asset(_Request):
 
 
 Request = Annotated[
-    Union[Hello, Send, Stop, ToolResult, Claim, Resume, StateEdit, Clear, Regenerate, Edit, SelectAgent, Asset],
+    Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset,
     Field(discriminator="kind"),
 ]
 _request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
@@ -161,6 +161,7 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 
 # Kernel -> view. Built as dicts: these sit on the streaming path.
+
 
 def event_to_wire(event: BaseEvent) -> dict[str, Any]:
     """An event as camelCase JSON for the views. Plain deltas (most of a stream) skip the generic

@@ -152,12 +152,12 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ACCEPTED",
+    "FRAMEWORKS",
     "Agent",
     "AgentAdapter",
     "CallableAgent",
     "DemoAgent",
     "EventStream",
-    "FRAMEWORKS",
     "Framework",
     "FunctionAgent",
     "RemoteAgent",

@@ -95,7 +95,9 @@ class EventStream:
             outcome: Any = RunFinishedInterruptOutcome(interrupts=list(self._interrupts))
         else:
             outcome = RunFinishedSuccessOutcome(pending_tool_call_ids=list(self._unanswered) or None)
-        return RunFinishedEvent(thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=result, usage=self.usage or None)
+        return RunFinishedEvent(
+            thread_id=self.thread_id, run_id=self.run_id, outcome=outcome, result=result, usage=self.usage or None
+        )
 
     def run_error(self, exc: BaseException) -> RunErrorEvent:
         message, code = describe_exception(exc)
@@ -194,13 +196,13 @@ class EventStream:
 
     # -- tools -------------------------------------------------------------------------------
 
-    def tool_call_start(self, name: str, *, tool_call_id: str | None = None, parent_message_id: str | None = None) -> list[BaseEvent]:
+    def tool_call_start(
+        self, name: str, *, tool_call_id: str | None = None, parent_message_id: str | None = None
+    ) -> list[BaseEvent]:
         """A tool call; its parent is the message that made it (by default the text streaming now,
         or the last one)."""
         parent = parent_message_id or self._text_id or self.last_text_id
-        return [
-            ToolCallStartEvent(tool_call_id=tool_call_id or new_id("call"), tool_call_name=name, parent_message_id=parent)
-        ]
+        return [ToolCallStartEvent(tool_call_id=tool_call_id or new_id("call"), tool_call_name=name, parent_message_id=parent)]
 
     def tool_call_args(self, tool_call_id: str, delta: str) -> list[BaseEvent]:
         return [ToolCallArgsEvent(tool_call_id=tool_call_id, delta=delta)] if delta else []

@@ -18,7 +18,6 @@ from ag_ui.core import RunAgentInput
 
 from .._display import rich_output
 from .._marks import DISPLAY, marked
-
 from ._base import AgentAdapter, Emitted, EventStream
 
 _DONE = object()

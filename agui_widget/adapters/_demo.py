@@ -198,8 +198,7 @@ class DemoAgent(AgentAdapter):
         yield stream.tool_result(call_id, report)
         async for item in self._say(
             stream,
-            f"It's **{report['temperature_c']} °C** and {report['conditions']} in {city} "
-            f"(made-up numbers: this is a demo).",
+            f"It's **{report['temperature_c']} °C** and {report['conditions']} in {city} (made-up numbers: this is a demo).",
         ):
             yield item
 
@@ -330,10 +329,14 @@ class DemoAgent(AgentAdapter):
         try:
             value = make()
         except ImportError as exc:
-            async for item in self._say(stream, f"`{name}` needs {exc.name or 'a package'} installed (`pip install matplotlib pandas`)."):
+            async for item in self._say(
+                stream, f"`{name}` needs {exc.name or 'a package'} installed (`pip install matplotlib pandas`)."
+            ):
                 yield item
             return
-        async for item in self._say(stream, f"Calling `{name}`; its result is a Python object, shown as it would be in a notebook."):
+        async for item in self._say(
+            stream, f"Calling `{name}`; its result is a Python object, shown as it would be in a notebook."
+        ):
             yield item
         call = stream.tool_call(name, {})
         yield call
@@ -343,10 +346,18 @@ class DemoAgent(AgentAdapter):
             yield item
 
     async def _write_document(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
-        topic = re.sub(r"^.*?\b(?:about|on)\s+", "", text, flags=re.IGNORECASE).strip(" .!?") if re.search(r"\b(about|on)\s", text, re.IGNORECASE) else "tea"
+        topic = (
+            re.sub(r"^.*?\b(?:about|on)\s+", "", text, flags=re.IGNORECASE).strip(" .!?")
+            if re.search(r"\b(about|on)\s", text, re.IGNORECASE)
+            else "tea"
+        )
         document = _document(topic)
-        yield CustomEvent(name=PREDICT_STATE_EVENT, value=[{"state_key": "document", "tool": "write_document", "tool_argument": "document"}])
-        async for item in self._say(stream, f"Writing a short document about {topic}; watch `state[\"document\"]` fill in as the arguments stream."):
+        yield CustomEvent(
+            name=PREDICT_STATE_EVENT, value=[{"state_key": "document", "tool": "write_document", "tool_argument": "document"}]
+        )
+        async for item in self._say(
+            stream, f'Writing a short document about {topic}; watch `state["document"]` fill in as the arguments stream.'
+        ):
             yield item
         call = stream.tool_call_start("write_document")
         call_id = call[0].tool_call_id  # type: ignore[attr-defined]
@@ -373,7 +384,9 @@ class DemoAgent(AgentAdapter):
             yield TextMessageContentEvent(message_id=message_id, delta=token, subagent_run_id=run_id)
         yield TextMessageEndEvent(message_id=message_id, subagent_run_id=run_id)
         call_id = new_id("call")
-        yield ToolCallStartEvent(tool_call_id=call_id, tool_call_name="search_library", parent_message_id=message_id, subagent_run_id=run_id)
+        yield ToolCallStartEvent(
+            tool_call_id=call_id, tool_call_name="search_library", parent_message_id=message_id, subagent_run_id=run_id
+        )
         yield ToolCallArgsEvent(tool_call_id=call_id, delta='{"query": "AG-UI"}', subagent_run_id=run_id)
         yield ToolCallEndEvent(tool_call_id=call_id, subagent_run_id=run_id)
         await self._pause(5)
@@ -382,12 +395,16 @@ class DemoAgent(AgentAdapter):
             content=json.dumps({"found": "AG-UI is an open protocol between agents and user interfaces."}),
         )  # fmt: skip
         yield SubagentFinishedEvent(subagent_run_id=run_id, result={"found": 1})
-        async for item in self._say(stream, "My sub-agent found it: **AG-UI is an open protocol between agents and user interfaces.**"):
+        async for item in self._say(
+            stream, "My sub-agent found it: **AG-UI is an open protocol between agents and user interfaces.**"
+        ):
             yield item
 
     async def _activity(self, stream: EventStream) -> AsyncIterator[Emitted]:
         message_id = new_id("activity")
-        yield ActivitySnapshotEvent(message_id=message_id, activity_type="progress", content={"markdown": "Indexing: **0** of 3 files"})
+        yield ActivitySnapshotEvent(
+            message_id=message_id, activity_type="progress", content={"markdown": "Indexing: **0** of 3 files"}
+        )
         for done in range(1, 4):
             await self._pause(5)
             yield ActivityDeltaEvent(
@@ -402,7 +419,11 @@ class DemoAgent(AgentAdapter):
             yield item
         yield CustomEvent(
             name=SUGGESTIONS,
-            value=["weather in Lisbon", {"title": "A chart", "message": "chart"}, {"title": "Write a document", "message": "write a document about tea"}],
+            value=[
+                "weather in Lisbon",
+                {"title": "A chart", "message": "chart"},
+                {"title": "Write a document", "message": "write a document about tea"},
+            ],
         )
 
     async def _fail(self, stream: EventStream) -> AsyncIterator[Emitted]:
@@ -457,7 +478,9 @@ def _chart() -> Any:
 def _table() -> Any:
     import pandas as pd
 
-    return pd.DataFrame({"city": ["Lisbon", "Oslo", "Nairobi"], "temperature_c": [21, 4, 24], "conditions": ["sunny", "snow", "cloudy"]})
+    return pd.DataFrame(
+        {"city": ["Lisbon", "Oslo", "Nairobi"], "temperature_c": [21, 4, 24], "conditions": ["sunny", "snow", "cloudy"]}
+    )
 
 
 def _document(topic: str) -> str:

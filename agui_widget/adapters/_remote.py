@@ -133,8 +133,7 @@ class RemoteAgent:
                         return  # the run is over: do not wait for a server that keeps the line open
                 if not delivered:
                     raise _Failure(
-                        f"The agent at {self.url} closed its event stream without sending any event. "
-                        "Check the server's logs.",
+                        f"The agent at {self.url} closed its event stream without sending any event. Check the server's logs.",
                         "agent_error",
                     )
                 raise _Failure(

@@ -8,9 +8,7 @@ from __future__ import annotations
 try:
     import fastapi  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError(
-        'agui_widget.server needs FastAPI: pip install "agui-widget[server]"'
-    ) from exc
+    raise ImportError('agui_widget.server needs FastAPI: pip install "agui-widget[server]"') from exc
 
 from ._app import ServedAgent, create_app
 

@@ -55,10 +55,8 @@ class EventStreamResponse(StreamingResponse):
         async with anyio.create_task_group() as group:
 
             async def stream() -> None:
-                try:
+                with contextlib.suppress(OSError):  # the client went away mid-write
                     await self.stream_response(send)
-                except OSError:  # the client went away mid-write
-                    pass
                 group.cancel_scope.cancel()
 
             group.start_soon(stream)

@@ -127,4 +127,3 @@ def declared_length(request: Request) -> int:
 def escape_surrogates(text: str) -> str:
     """``text`` with any surrogate written as its ``\\udXXX`` escape, so it can go in a response."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
-

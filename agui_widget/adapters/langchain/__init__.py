@@ -13,23 +13,23 @@ object is handed to ``AgentChat``. What is here:
 """
 
 from ._agent import LangChainAgent, langchain_agent
-
-agent_for = langchain_agent
-"""The AG-UI agent for a LangChain chat model, Runnable or LangGraph graph (what ``AgentChat(obj)`` runs)."""
 from ._callbacks import AGUICallbackHandler
 from ._context import RunContext, frontend_tools, run_context
 from ._fake import ScriptedChatModel
 from ._middleware import AGUIMiddleware, agui_middleware, create_agui_agent
 from ._options import AGUIOptions
 
+agent_for = langchain_agent
+"""The AG-UI agent for a LangChain chat model, Runnable or LangGraph graph (what ``AgentChat(obj)`` runs)."""
+
 __all__ = [
-    "agent_for",
     "AGUICallbackHandler",
     "AGUIMiddleware",
     "AGUIOptions",
     "LangChainAgent",
     "RunContext",
     "ScriptedChatModel",
+    "agent_for",
     "agui_middleware",
     "create_agui_agent",
     "frontend_tools",

@@ -191,7 +191,9 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
         if kind is not None and kind[0] == "step" and self._steps is not None and self._mapper is not None:
             self._emit([*self._mapper.end_all(), *self._steps.finish(kind[1])])
 
-    def on_chain_error(self, error: BaseException, *, run_id: uuid.UUID, parent_run_id: uuid.UUID | None = None, **kwargs: Any) -> None:
+    def on_chain_error(
+        self, error: BaseException, *, run_id: uuid.UUID, parent_run_id: uuid.UUID | None = None, **kwargs: Any
+    ) -> None:
         if _is_interrupt(error):
             self._note_interrupts(error)
             if run_id == self._root:
@@ -259,7 +261,9 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
         if self._mapper is not None:
             for message in _tool_messages(output):
                 self._emit(
-                    self._mapper.tool_result(message.tool_call_id, message.content, message_id=message.id, artifact=message.artifact)
+                    self._mapper.tool_result(
+                        message.tool_call_id, message.content, message_id=message.id, artifact=message.artifact
+                    )
                 )
             if call_id and not self._mapper.has_result(call_id) and not _tool_messages(output):
                 self._emit(self._mapper.tool_result(call_id, output))

@@ -44,7 +44,9 @@ class ChatModelRun(LangChainRun):
         frontend = self.input.tools or ()
         clashes = bound_names.intersection(tool.name for tool in frontend)
         if clashes:
-            self.agent.warn_once("agui-widget: frontend tools %s have the names of the model's tools; the model's tools win", sorted(clashes))
+            self.agent.warn_once(
+                "agui-widget: frontend tools %s have the names of the model's tools; the model's tools win", sorted(clashes)
+            )
         specs = tool_specs(frontend, exclude=bound_names)
         if not specs:
             return model
@@ -52,7 +54,9 @@ class ChatModelRun(LangChainRun):
             kwargs = {k: v for k, v in (binding.kwargs.items() if binding is not None else ()) if k != "tools"}
             rebound = base.bind_tools([*bound_tools, *specs], **kwargs)
         except NotImplementedError:
-            self.agent.warn_once("agui-widget: %s has no bind_tools; the chat's frontend tools are not offered", type(base).__name__)
+            self.agent.warn_once(
+                "agui-widget: %s has no bind_tools; the chat's frontend tools are not offered", type(base).__name__
+            )
             return model
         if binding is not None and binding.config:
             rebound = rebound.with_config(binding.config)

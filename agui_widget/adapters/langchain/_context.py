@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+
 from ag_ui.core import Context, Tool
 from langchain_core.runnables import RunnableConfig
 

@@ -8,11 +8,11 @@ mapped here, so the card works for it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeGuard
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.types import Interrupt as LangGraphInterrupt
-from typing_extensions import NotRequired, TypeGuard
+from typing_extensions import NotRequired
 
 from ..._content import to_json_text
 from .._base import EventStream
@@ -55,7 +55,9 @@ def interrupt_fields(value: object) -> InterruptFields:
     if isinstance(value, str):
         return {"reason": "input", "message": value}
     if isinstance(value, dict):
-        message = next((value[k] for k in ("message", "question", "description", "prompt") if isinstance(value.get(k), str)), None)
+        message = next(
+            (value[k] for k in ("message", "question", "description", "prompt") if isinstance(value.get(k), str)), None
+        )
         reason = value.get("reason") if isinstance(value.get("reason"), str) else "input"
         fields: InterruptFields = {"reason": reason, "message": message or to_json_text(json_safe(value))}
         if isinstance(value.get("tool_call_id"), str):

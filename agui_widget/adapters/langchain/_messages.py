@@ -52,7 +52,7 @@ def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
     matches the next run's transcript.
     """
     dumped = [message.model_dump(by_alias=True) for message in messages]
-    originals = {id(data): message for data, message in zip(dumped, messages)}
+    originals = {id(data): message for data, message in zip(dumped, messages, strict=False)}
     repaired, first = answer_dangling_calls(dumped, lambda call_id: f"{call_id}-cancelled", open_turn=True)
     if first is None:
         return list(messages)
@@ -137,7 +137,7 @@ def new_messages_for(checkpoint: Sequence[BaseMessage], transcript: Sequence[Bas
     body = [m for m in transcript if not isinstance(m, SystemMessage)]
     update: list[BaseMessage] = [m for m in transcript if isinstance(m, SystemMessage) and m.id not in stored_ids]
     if [m.id for m in body[: len(seen)]] == [m.id for m in seen]:
-        update += [m for m, old in zip(body, seen) if _edited(m, old)]
+        update += [m for m, old in zip(body, seen, strict=False) if _edited(m, old)]
         return update + body[len(seen) :]
     present = {m.id for m in body}
     known = {m.id: m for m in seen}

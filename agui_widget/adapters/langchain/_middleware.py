@@ -103,9 +103,7 @@ class AGUIMiddleware(AgentMiddleware):
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:
         return handler(self._request(request))
 
-    async def awrap_model_call(
-        self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]
-    ) -> Any:
+    async def awrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], Awaitable[ModelResponse]]) -> Any:
         return await handler(self._request(request))
 
     # -- ending the run with frontend calls pending ---------------------------------------------

@@ -53,6 +53,8 @@ def tool_output_text(content: object) -> str:
     """A tool's output as text: a string, text blocks joined, anything else as JSON."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list) and all(isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text") for b in content):
+    if isinstance(content, list) and all(
+        isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text") for b in content
+    ):
         return langchain_content_text(content)
     return to_json_text(json_safe(content))

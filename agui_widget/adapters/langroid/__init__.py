@@ -22,7 +22,6 @@ from ._hooks import (
 )
 
 
-
 def agent_for(obj: Any) -> LangroidAgent:
     """The AG-UI agent for a Langroid ``ChatAgent`` or ``Task`` (what ``AgentChat(obj)`` runs)."""
     if isinstance(obj, LangroidAgent):
@@ -37,13 +36,13 @@ def agent_for(obj: Any) -> LangroidAgent:
 
 __all__ = [
     "LangroidAgent",
-    "agent_for",
     "StateContextBuilder",
     "StateUpdate",
     "ToolBehavior",
     "ToolCallContext",
     "ToolContext",
     "ToolResultContext",
+    "agent_for",
     "current_tool_context",
     "seed_tiktoken_cache",
     "state_as_context",

@@ -141,12 +141,10 @@ class LangroidAgent(AgentAdapter):
         from ._agents import forget_agent, lock_for
 
         while len(self._threads) > self.max_threads:
-            for thread_id, agent in self._threads.items():
-                if not lock_for(agent).locked():
-                    break
-            else:
+            idle = next((thread_id for thread_id, agent in self._threads.items() if not lock_for(agent).locked()), None)
+            if idle is None:
                 return  # every thread is running; try again later
-            del self._threads[thread_id]
+            agent = self._threads.pop(idle)
             if agent is self.agent:
                 if self.agent not in self._threads.values():
                     owner = _owners.get(self.agent)

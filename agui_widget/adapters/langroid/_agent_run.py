@@ -114,9 +114,7 @@ class AgentRun:
                     async for emitted in self._handle(call, response, outcome):
                         yield emitted
                     result_text, done = outcome
-                    self.transcript.append(
-                        {"id": new_id("tool"), "role": "tool", "toolCallId": call.id, "content": result_text}
-                    )
+                    self.transcript.append({"id": new_id("tool"), "role": "tool", "toolCallId": call.id, "content": result_text})
                     if done is not None:
                         done_text = done
             finally:

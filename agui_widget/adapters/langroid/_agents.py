@@ -131,9 +131,7 @@ def _check_api_key(agent: ChatAgent) -> None:
     config = llm.config
     if getattr(config, "api_key_provider", None) is not None or getattr(llm, "api_base", None):
         return
-    if getattr(llm, "api_key", None) == DUMMY_API_KEY and (
-        llm.is_openai_chat_model() or "/" not in llm.chat_model_orig
-    ):
+    if getattr(llm, "api_key", None) == DUMMY_API_KEY and (llm.is_openai_chat_model() or "/" not in llm.chat_model_orig):
         raise PermissionError(
             "no OpenAI API key: the agent's OpenAIGPTConfig was created while OPENAI_API_KEY was unset "
             "(the key is read when the config is created, so create the agent again after setting it)"

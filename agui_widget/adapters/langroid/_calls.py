@@ -76,9 +76,7 @@ def _call(agent: ChatAgent, call_id: str | None, name: str, arguments: Any, fron
     call = Call(id=call_id or new_id("call"), name=name, args=parse_args(arguments), frontend=name in frontend)
     tool_class = agent.llm_tools_map.get(name)
     if tool_class is None:
-        call.error = (
-            f"There is no tool named {name!r}. The tools you can use: {sorted(agent.llm_tools_usable) or 'none'}."
-        )
+        call.error = f"There is no tool named {name!r}. The tools you can use: {sorted(agent.llm_tools_usable) or 'none'}."
         return call
     try:
         call.tool = tool_class.model_validate({**call.args, "request": name})

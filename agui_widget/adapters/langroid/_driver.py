@@ -251,9 +251,7 @@ class AgentDriver:
                 log.info("agui-widget: the %r tool failed", call.name, exc_info=True)
                 return f"Error: the tool {call.name!r} failed: {type(error).__name__}: {error}", False
 
-    def result_event(
-        self, call: Call, tool: ToolMessage | None, value: Any, text: str, handled: bool
-    ) -> ToolCallResultEvent:
+    def result_event(self, call: Call, tool: ToolMessage | None, value: Any, text: str, handled: bool) -> ToolCallResultEvent:
         """The call's TOOL_CALL_RESULT: a handled rich ``value`` shown as a bundle (its
         ``content`` is then the text the model gets), else ``text``."""
         stream = self.run_context.stream

@@ -71,8 +71,7 @@ class AgentSetup:
         for tool in input.tools or ():
             if tool.name in agent.llm_tools_map:
                 log.warning(
-                    "agui-widget: the frontend tool %r has the name of one of the agent's own tools; "
-                    "the agent's is used",
+                    "agui-widget: the frontend tool %r has the name of one of the agent's own tools; the agent's is used",
                     tool.name,
                 )
                 continue

@@ -208,17 +208,16 @@ def _render_calls(
             role=Role.ASSISTANT,
             content=text or None,
             tool_calls=[
-                OpenAIToolCall(id=call_id, function=LLMFunctionCall(name=name, arguments=args))
-                for call_id, name, args in calls
+                OpenAIToolCall(id=call_id, function=LLMFunctionCall(name=name, arguments=args)) for call_id, name, args in calls
             ],
         )
         return [assistant] + [
             LLMMessage(role=Role.TOOL, tool_call_id=call_id, content=answer)
-            for (call_id, _, _), answer in zip(calls, answers)
+            for (call_id, _, _), answer in zip(calls, answers, strict=False)
         ]
     if mode == "functions":
         rendered: list[LLMMessage] = []
-        for index, ((_, name, args), answer) in enumerate(zip(calls, answers)):
+        for index, ((_, name, args), answer) in enumerate(zip(calls, answers, strict=False)):
             rendered.append(
                 LLMMessage(
                     role=Role.ASSISTANT,
@@ -233,5 +232,5 @@ def _render_calls(
     if len(calls) == 1:
         results = answers[0]
     else:
-        results = "\n\n".join(f"Result from {name}: {answer}" for (_, name, _), answer in zip(calls, answers))
+        results = "\n\n".join(f"Result from {name}: {answer}" for (_, name, _), answer in zip(calls, answers, strict=False))
     return [LLMMessage(role=Role.ASSISTANT, content=content), LLMMessage(role=Role.USER, content=results)]

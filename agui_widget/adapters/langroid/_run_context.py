@@ -89,9 +89,7 @@ class RunContext:
 
     # -- the state hooks ---------------------------------------------------------------------
 
-    async def state_from_args(
-        self, name: str, args: Any, text: str, call_id: str | None, tool: Any, *, partial: bool
-    ) -> None:
+    async def state_from_args(self, name: str, args: Any, text: str, call_id: str | None, tool: Any, *, partial: bool) -> None:
         """The tool behavior's ``state_from_args`` for a call, while it streams or complete."""
         behavior = self.behaviors.get(name)
         if behavior is None or behavior.state_from_args is None:

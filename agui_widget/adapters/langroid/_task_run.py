@@ -271,9 +271,7 @@ class TaskRun:
             for call in calls:
                 self._emit(call.events(self.stream, step.message_id))
                 self.open[call.id] = OpenCall(call, agent, lane)
-                await self.run_context.state_from_args(
-                    call.name, call.args, call.args_text, call.id, call.tool, partial=False
-                )
+                await self.run_context.state_from_args(call.name, call.args, call.args_text, call.id, call.tool, partial=False)
             return response
 
         return respond
@@ -397,9 +395,7 @@ class TaskRun:
             except Stop:
                 with in_lane(lane):
                     self._emit(self._close_lane())
-                self._emit(
-                    [SubagentFinishedEvent(subagent_run_id=lane, outcome=SubagentFinishedSuspendedOutcome())]
-                )
+                self._emit([SubagentFinishedEvent(subagent_run_id=lane, outcome=SubagentFinishedSuspendedOutcome())])
                 raise
             except BaseException as error:
                 with in_lane(lane):

@@ -66,7 +66,7 @@ class Reply:
     it) rather than in a field of its own: Langroid then keeps the tagged text for the history."""
 
 
-Script = Union[Callable[["Turn"], Union[Reply, str, None]], Sequence[Union[Reply, str]]]
+Script = Union[Callable[["Turn"], Reply | str | None], Sequence[Reply | str]]
 
 
 @dataclass
@@ -236,9 +236,7 @@ class ScriptedLM(MockLM):
         response = LLMResponse(
             message=text if text or not calls else None,
             reasoning=reply.reasoning,
-            message_with_reasoning=(
-                f"<think>{reply.reasoning}</think>{text}" if reply.think_tags and reply.reasoning else None
-            ),
+            message_with_reasoning=(f"<think>{reply.reasoning}</think>{text}" if reply.think_tags and reply.reasoning else None),
             oai_tool_calls=oai_calls,
             function_call=function_call,
             cached=False,

@@ -181,6 +181,7 @@ class FakeFrontEnd:
         self._replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._idle: dict[str, asyncio.Event] = {}
         self._stderr_file: Any = None
+        self._sockets: tempfile.TemporaryDirectory[str] | None = None
         self._reader_error: BaseException | None = None
         self.widgets: dict[str, WidgetComm] = {}
         self.streams: list[tuple[str, str, str | None]] = []
@@ -194,7 +195,15 @@ class FakeFrontEnd:
 
     async def start(self, timeout: float = 60.0) -> FakeFrontEnd:
         self._stderr_file = tempfile.TemporaryFile(prefix="kernel-stderr-")
-        self.km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_ThisPythonSpecs())
+        # Unix sockets, not TCP: picking free TCP ports and binding them later races with every
+        # other process on the machine (a heartbeat once lost its port to a parallel test run).
+        self._sockets = tempfile.TemporaryDirectory(prefix="k-")
+        self.km = AsyncKernelManager(
+            kernel_name="python3",
+            kernel_spec_manager=_ThisPythonSpecs(),
+            transport="ipc",
+            ip=os.path.join(self._sockets.name, "s"),
+        )
         await asyncio.wait_for(
             self.km.start_kernel(env=kernel_env(self._extra_env), cwd=self._cwd, stderr=self._stderr_file),
             timeout,
@@ -239,6 +248,9 @@ class FakeFrontEnd:
         for future in self._replies.values():
             if not future.done():
                 future.cancel()
+        if self._sockets is not None:
+            self._sockets.cleanup()
+            self._sockets = None
         if self._stderr_file is not None:
             with contextlib.suppress(Exception):
                 self._stderr_file.close()

@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
-.PHONY: setup demo test test-python test-js browser-deps bench clean
+.PHONY: setup demo test lint wire browser-deps bench clean
 
 setup: js/node_modules/.installed $(VENV)/.installed
 
@@ -32,9 +32,21 @@ demo: setup
 	cd js && npm run build
 	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
 
-test: setup browser-deps
+test: setup browser-deps lint
 	cd js && npm run build && npm run typecheck && npm test
 	$(PY) -m pytest -q
+
+# The wire's generated files, from its declarations in agui_widget/_wire.py (docs/wire.md).
+wire: setup
+	$(PY) -m agui_widget._wire_schema
+	cd js && node scripts/wire-codegen.mjs
+
+# Lint, format, types and the package's layering (the contracts are in pyproject.toml).
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py

@@ -30,7 +30,7 @@ import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Union
+from typing import Any, TypeVar, Union
 
 from ag_ui._generated import models as _models
 from ag_ui.core import (
@@ -104,7 +104,7 @@ class _Object:
         # RFC 6902 operations are open: members an operation does not define are ignored, not
         # unrecognised material, so a remove carrying a leftover value arrives whole.
         self.open = model in _OPEN_MODELS
-        self.flat = True
+        self.flat: bool = True
         self.label = _label(model)
 
 
@@ -475,7 +475,10 @@ def _data_path(loc: tuple[Any, ...], shape: Any) -> str:
     return "/" + "/".join(tokens)
 
 
-def _enforce(raw: Mapping[str, Any], model: type[BaseModel], label: str, warn: Callable[[str], None], where: str) -> Any:
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def _enforce(raw: Mapping[str, Any], model: type[_Model], label: str, warn: Callable[[str], None], where: str) -> _Model:
     """Strip undescribed material (warning per path), then validate strictly; malformed is fatal."""
     found = _Strip()
     shape = _object_shape(model)
@@ -623,7 +626,7 @@ class _Lane:
     kind: str  # "text" | "tool" | "reasoning"
     entity_id: str
     subagent_run_id: str | None = None
-    role: str | None = None
+    role: _models.TextMessageRole | None = None  # a text lane's
     name: str | None = None
     parent_message_id: str | None = None
 
@@ -1269,7 +1272,7 @@ class EventConsumer:
     @staticmethod
     def _strip_attribution(raw: Mapping[str, Any]) -> dict[str, Any]:
         """Remove the subagent additions a pre-0.0.58 peer cannot have meant."""
-        event = _without_attribution(dict(raw))
+        event: dict[str, Any] = _without_attribution(dict(raw))
         if isinstance(event.get("messages"), list):
             event["messages"] = [_without_attribution(m) for m in event["messages"]]
         run_input = event.get("input")

@@ -111,10 +111,11 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
         return lines + _fenced(_content_text(message.get("content")))
     if role == "activity":
         return lines + _fenced(_json(message.get("content")), "json")
-    text = _content_text(message.get("content"))
+    content = message.get("content")
+    text = _content_text(content)
     if text:
         lines.append(escape_html(text))
-    for part in message.get("content") if isinstance(message.get("content"), list) else ():
+    for part in content if isinstance(content, list) else ():
         if isinstance(part, dict) and part.get("type") not in (None, "text"):
             lines.append(f"*[{part.get('type')}]*")
     for call in message.get("toolCalls") or ():

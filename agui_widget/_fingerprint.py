@@ -89,7 +89,8 @@ def js_number(number: float) -> str:
     if number == 0:
         return "0"
     sign = "-" if number < 0 else ""
-    digits_tuple, exponent = Decimal(repr(abs(number))).as_tuple()[1:]
+    _, digits_tuple, exponent = Decimal(repr(abs(number))).as_tuple()
+    assert isinstance(exponent, int)  # a finite number's: NaN and infinity returned above
     digits = "".join(map(str, digits_tuple)).rstrip("0")
     exponent += len("".join(map(str, digits_tuple))) - len(digits)
     k = len(digits)

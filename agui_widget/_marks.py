@@ -51,7 +51,9 @@ def with_mark(metadata: Mapping[str, Any] | None, key: str, value: Any) -> dict[
 def without_mark(message: dict[str, Any], key: str) -> dict[str, Any]:
     """``message`` without the mark ``key`` (the same dict when it has none); empty metadata goes."""
     metadata = message.get("metadata")
-    ours = metadata.get(NAMESPACE) if isinstance(metadata, Mapping) else None
+    if not isinstance(metadata, Mapping):
+        return message
+    ours = metadata.get(NAMESPACE)
     if not isinstance(ours, Mapping) or key not in ours:
         return message
     rest = {k: v for k, v in ours.items() if k != key}

@@ -212,9 +212,9 @@ class EventReducer:
         index = self._pos[message_id]
         old = self._messages[index]
         for call in old.get("toolCalls") or ():
-            if isinstance(call, dict):
-                self._tool_calls.pop(call.get("id"), None)
-                self._call_owner.pop(call.get("id"), None)
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                self._tool_calls.pop(call["id"], None)
+                self._call_owner.pop(call["id"], None)
         self._messages[index] = message
         self._by_id[message_id] = message
         for call in message.get("toolCalls") or ():
@@ -230,7 +230,8 @@ class EventReducer:
             message["content"] = _append(message, "content", parts)
         if message is not None:
             for call in message.get("toolCalls") or ():
-                call_parts = self._pending_args.pop(call.get("id"), None) if isinstance(call, dict) else None
+                call_id = call.get("id") if isinstance(call, dict) else None
+                call_parts = self._pending_args.pop(call_id, None) if isinstance(call_id, str) else None
                 if call_parts is not None:
                     call["function"]["arguments"] = _append(call["function"], "arguments", call_parts)
 

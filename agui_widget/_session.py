@@ -191,9 +191,10 @@ class Session:
                     "which cannot be sent to an agent or a view"
                 )
         else:
-            parts = UserMessage(id="check", content=content).model_dump(mode="json", by_alias=True)
-            content = parts["content"]
-            text = " ".join(p["text"] for p in content if p.get("type") == "text")
+            checked = UserMessage.model_validate({"id": "check", "content": content}).model_dump(mode="json", by_alias=True)
+            parts: list[dict[str, Any]] = checked["content"]  # the parts validated, in their JSON form
+            content = parts
+            text = " ".join(p["text"] for p in parts if p.get("type") == "text")
             if not content:
                 raise ValueError("chat.send() needs some content")
             where = lone_surrogate_path(content)
@@ -419,7 +420,8 @@ class Session:
         if task is None or task.done():
             self._finish_turn(run, "cancelled")
             return
-        if task is not _current_task():  # a stop from inside the run (a hook) unwinds as it returns
+        from_inside = task is _current_task()  # a stop from inside the run (a hook) unwinds as it returns
+        if not from_inside:
             task.cancel()
         try:
             task.get_loop().call_later(STOP_GRACE, self._leave_behind, run, task)

@@ -54,7 +54,7 @@ KERNEL_PRELOAD = "import IPython, ipykernel.kernelapp, ipykernel.ipkernel"
 
 DEPENDENCIES = "import ag_ui.core, anywidget, jsonpatch"
 
-TIMED = r'''
+TIMED = r"""
 import sys, time
 {preload}
 t0 = time.perf_counter()
@@ -62,7 +62,7 @@ t0 = time.perf_counter()
 t1 = time.perf_counter()
 assert "langroid" not in sys.modules and "langchain_core" not in sys.modules
 print((t1 - t0) * 1000)
-'''
+"""
 
 SETTINGS = {
     "plain": ("`import agui_widget`, plain interpreter", "", "import agui_widget"),
@@ -80,7 +80,7 @@ SETTINGS = {
     ),
 }
 
-IN_KERNEL = r'''
+IN_KERNEL = r"""
 import sys, time
 t0 = time.perf_counter()
 import agui_widget
@@ -89,7 +89,7 @@ from agui_widget import AgentChat
 chat = AgentChat()
 t2 = time.perf_counter()
 timed = {"kernel": (t1 - t0) * 1000, "first_chat": (t2 - t0) * 1000}
-'''
+"""
 
 GROUPS = (
     ("agui_widget", ("agui_widget",)),

@@ -306,7 +306,7 @@ def table(results: dict[str, Any]) -> str:
         f"\n{results['turns']:,} turns per scenario, one after the other in one real ipykernel (each chat displayed, "
         f"a view connected), sampled every {results['every']} turns after `gc.collect()`. Memory is `tracemalloc`'s "
         f"current size (every live Python allocation of the kernel). The transcript's share is measured as a fresh "
-        f"copy of it (`json.loads` of its JSON); the event log's as what emptying it frees. \"The rest\" is what the "
+        f'copy of it (`json.loads` of its JSON); the event log\'s as what emptying it frees. "The rest" is what the '
         f"chat keeps for runs that are over, beyond both (a few hundred bytes either way is measuring noise). The "
         f"event log keeps the newest 20,000 events and about 4 MB of their JSON at most: once full, memory grows "
         f"with the transcript alone (the last {tail:,} turns). RSS, less tracemalloc's own memory, also "

@@ -262,7 +262,10 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
         state_chat = await fe.create_widget("state_chat = AgentChat(TokenAgent(), state=big_state())")
         state_bytes = await fe.evaluate("len(json.dumps(state_chat.state))")
         py_to_view = await _measured(
-            fe, state_chat, "await measure_change(lambda: setattr(state_chat, 'state', {**state_chat.state, 'key00042': 'changed'}))", 60
+            fe,
+            state_chat,
+            "await measure_change(lambda: setattr(state_chat, 'state', {**state_chat.state, 'key00042': 'changed'}))",
+            60,
         )
         patches = state_chat.of_kind("state_patch")
         assert patches and patches[-1]["patch"] == [{"op": "replace", "path": "/key00042", "value": "changed"}], patches[-1:]
@@ -274,7 +277,10 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
 
         dict_widget = await fe.create_widget("dict_widget = Baseline(data=big_state())", suffix="Baseline")
         dict_trait = await _measured(
-            fe, dict_widget, "await measure_change(lambda: setattr(dict_widget, 'data', {**dict_widget.data, 'key00042': 'changed'}))", 60
+            fe,
+            dict_widget,
+            "await measure_change(lambda: setattr(dict_widget, 'data', {**dict_widget.data, 'key00042': 'changed'}))",
+            60,
         )
         results["state"] = {
             "state_bytes": state_bytes,
@@ -343,8 +349,8 @@ def table(results: dict[str, Any]) -> str:
         f"\n{_n(tokens)} tokens ({_bytes(results['text_bytes'])} of text) at {_n(rate)} tokens/s in a real ipykernel; "
         f"kernel CPU is above a null agent that only sleeps at that pace "
         f"({_n(null['cpu_us_per_token'], 1)} µs/token); agui-widget CPU is the median of "
-        f"{len(results['pipeline']['runs'])} runs. \"bytes on the wire\" are the JSON sizes of the comm messages the "
-        f"front end received (`comm_id` and ipywidgets envelope included); \"message content\" counts only what "
+        f'{len(results["pipeline"]["runs"])} runs. "bytes on the wire" are the JSON sizes of the comm messages the '
+        f'front end received (`comm_id` and ipywidgets envelope included); "message content" counts only what '
         f"the widget sends (the custom message content, or the synced trait state)."
     )
     return "\n".join(rows) + "\n" + notes

@@ -20,7 +20,7 @@ import json
 import struct
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 import jsonpatch
 from hypothesis import strategies as st
@@ -78,7 +78,7 @@ class Stream:
     messages: list[dict[str, Any]]
     state: Any
     events: list[dict[str, Any]]
-    violation: Optional[str] = None
+    violation: str | None = None
 
     def __repr__(self) -> str:
         lines = [
@@ -136,7 +136,7 @@ def rarely(draw: st.DrawFn, one_in: int) -> bool:
     return draw(st.integers(0, one_in - 1)) == one_in - 1
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _texts(features: frozenset[str], max_tokens: int = 6) -> st.SearchStrategy[str]:
     """Short texts over a small alphabet: ASCII, an accented letter, and (by feature) an emoji
     (two UTF-16 units) and lone surrogates."""
@@ -150,7 +150,7 @@ def _texts(features: frozenset[str], max_tokens: int = 6) -> st.SearchStrategy[s
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _cuts(length: int) -> st.SearchStrategy[list[int]]:
     return st.lists(st.integers(0, length), max_size=4)
 
@@ -181,7 +181,7 @@ def json_values(features: Collection[str] = ALL_FEATURES) -> st.SearchStrategy[A
     return _json_values(frozenset(features))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _json_values(features: frozenset[str]) -> st.SearchStrategy[Any]:
     scalars = st.none() | st.booleans() | st.integers(-2, 2) | _texts(features, 3)
     return st.recursive(
@@ -218,7 +218,7 @@ def _add_targets(document: Any) -> list[str]:
     return list(dict.fromkeys(targets))
 
 
-def _applies(document: Any, operations: list[dict[str, Any]]) -> Optional[Any]:
+def _applies(document: Any, operations: list[dict[str, Any]]) -> Any | None:
     """The document after ``operations`` (RFC 6902, python-jsonpatch), or None when they fail."""
     try:
         return jsonpatch.apply_patch(copy.deepcopy(document), copy.deepcopy(operations))
@@ -227,7 +227,7 @@ def _applies(document: Any, operations: list[dict[str, Any]]) -> Optional[Any]:
 
 
 @st.composite
-def _operation(draw: st.DrawFn, document: Any, features: Collection[str]) -> Optional[dict[str, Any]]:
+def _operation(draw: st.DrawFn, document: Any, features: Collection[str]) -> dict[str, Any] | None:
     """One operation that applies to ``document``, or None when the drawn one would not."""
     locations = _locations(document)
     inner = [pointer for pointer, _ in locations if pointer != ""]
@@ -304,7 +304,7 @@ class _Producer:
         self.open_reasoning: dict[str, _Open] = {}
         self.open_spans: dict[str, None] = {}
         self.open_calls: dict[str, _Open] = {}
-        self.lane: Optional[_Lane] = None
+        self.lane: _Lane | None = None
         self.state = state
         self.run_index = 0
         for message in messages:
@@ -460,7 +460,7 @@ class _Producer:
         arguments = json.dumps(self.draw(json_values(self.features)), ensure_ascii=False)
         return self.pieces(arguments)
 
-    def _parent(self) -> Optional[str]:
+    def _parent(self) -> str | None:
         """No parent, an assistant message the client holds, or an id it does not hold yet."""
         assistants = [i for i, role in self.roles.items() if role == "assistant"]
         others = [i for i, role in self.roles.items() if role != "assistant"]
@@ -480,7 +480,7 @@ class _Producer:
             return self.choose(closed)
         return self.fresh("t")
 
-    def _note_call(self, tool_call_id: str, name: str, parent: Optional[str]) -> None:
+    def _note_call(self, tool_call_id: str, name: str, parent: str | None) -> None:
         if tool_call_id in self.calls:
             self.calls[tool_call_id] = name
             return
@@ -529,7 +529,12 @@ class _Producer:
         content: Any = self.text(4)
         if self.draw(st.booleans()):
             content = [{"type": "text", "text": content}]
-        event: dict[str, Any] = {"type": "TOOL_CALL_RESULT", "messageId": message_id, "toolCallId": tool_call_id, "content": content}
+        event: dict[str, Any] = {
+            "type": "TOOL_CALL_RESULT",
+            "messageId": message_id,
+            "toolCallId": tool_call_id,
+            "content": content,
+        }
         if self.draw(st.booleans()):
             event["role"] = "tool"
         self.emit(self.with_metadata(event))
@@ -592,7 +597,9 @@ class _Producer:
     def messages_snapshot(self) -> None:
         kept = shuffled(self.draw, [i for i in self.roles if self.draw(st.booleans())])
         fresh = [self.fresh("m") for _ in range(self.draw(st.integers(0, 2)))]
-        messages = [self.draw(_message(message_id, self.roles.get(message_id), self.calls, self.features)) for message_id in kept + fresh]
+        messages = [
+            self.draw(_message(message_id, self.roles.get(message_id), self.calls, self.features)) for message_id in kept + fresh
+        ]
         if not any(m["role"] == "reasoning" for m in messages):
             # A snapshot without reasoning leaves the client's reasoning messages where they are.
             messages_kept = {i: r for i, r in self.roles.items() if r == "reasoning"}
@@ -705,7 +712,9 @@ def _content_parts(draw: st.DrawFn, features: Collection[str]) -> list[dict[str,
 
 
 @st.composite
-def _message(draw: st.DrawFn, message_id: str, role: Optional[str], calls: dict[str, str], features: Collection[str]) -> dict[str, Any]:
+def _message(
+    draw: st.DrawFn, message_id: str, role: str | None, calls: dict[str, str], features: Collection[str]
+) -> dict[str, Any]:
     """A message for ``message_id``; its role kept when known (a snapshot rarely changes it)."""
     roles = ["user", "assistant", "tool", "system", "developer", "reasoning"]
     if role not in roles or rarely(draw, 6):
@@ -771,7 +780,7 @@ def streams(
     draw: st.DrawFn,
     features: Collection[str] = ALL_FEATURES,
     *,
-    violation: Optional[str] = None,
+    violation: str | None = None,
     max_runs: int = 3,
     max_steps: int = 20,
 ) -> Stream:
@@ -794,7 +803,7 @@ _more_steps = st.integers(0, 14).map(bool)
 
 
 @st.composite
-def _run(draw: st.DrawFn, producer: _Producer, violation: Optional[str], max_steps: int) -> bool:
+def _run(draw: st.DrawFn, producer: _Producer, violation: str | None, max_steps: int) -> bool:
     """One run, RUN_STARTED to its end; True when a violation ended the stream inside it."""
     outer, producer.draw = producer.draw, draw
     try:
@@ -803,7 +812,7 @@ def _run(draw: st.DrawFn, producer: _Producer, violation: Optional[str], max_ste
         for step in range(max_steps + 1):
             if step == violate_at and producer.violate(violation):  # type: ignore[arg-type]
                 return True
-            if step == max_steps or (violate_at is None or step >= violate_at) and not draw(_more_steps):
+            if step == max_steps or ((violate_at is None or step >= violate_at) and not draw(_more_steps)):
                 break
             draw(_step(producer))
         producer.run_ended()

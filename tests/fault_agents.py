@@ -74,7 +74,7 @@ def tool_turn(input: RunAgentInput, *, arg_pieces: int = 32) -> tuple[list[BaseE
     events: list[BaseEvent] = [RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)]
     stages = {"before_first_event": 0, "after_run_started": 1}
     events.append(TextMessageStartEvent(message_id=text_id, role="assistant"))
-    for index, word in enumerate("Let me look up the weather for you.".split(" ")):
+    for index, word in enumerate(["Let", "me", "look", "up", "the", "weather", "for", "you."]):
         events.append(TextMessageContentEvent(message_id=text_id, delta=word + " "))
         if index == 1:
             stages["mid_text"] = len(events)
@@ -90,7 +90,7 @@ def tool_turn(input: RunAgentInput, *, arg_pieces: int = 32) -> tuple[list[BaseE
     events.append(ToolCallResultEvent(message_id=result_id, tool_call_id=call_id, content=json.dumps(result), role="tool"))
     stages["after_tool_result"] = len(events)
     events.append(TextMessageStartEvent(message_id=answer_id, role="assistant"))
-    for word in "Sunny first, then clouds, then rain.".split(" "):
+    for word in ["Sunny", "first,", "then", "clouds,", "then", "rain."]:
         events.append(TextMessageContentEvent(message_id=answer_id, delta=word + " "))
     events.append(TextMessageEndEvent(message_id=answer_id))
     events.append(RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id))
@@ -468,14 +468,11 @@ async def leftover_tasks(baseline: set[asyncio.Task[Any]], grace: float = 2.0) -
 
     def left() -> list[asyncio.Task[Any]]:
         return [
-            t
-            for t in asyncio.all_tasks()
-            if t not in baseline and t is not current and not t.done() and not _is_kernel_task(t)
+            t for t in asyncio.all_tasks() if t not in baseline and t is not current and not t.done() and not _is_kernel_task(t)
         ]
 
     await until(lambda: not left(), grace, step=0.02)
     return [f"{t.get_name()} {t.get_coro()!r} ({_code_file(t)})" for t in left()]
-
 
 
 # -- drivers for the other properties ---------------------------------------------------------------

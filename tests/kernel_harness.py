@@ -378,9 +378,7 @@ class FakeFrontEnd:
                 return reply["content"]["subshell_id"]
         raise HarnessError("no reply to create_subshell_request")
 
-    def send_comm(
-        self, comm_id: str, data: Any, *, subshell_id: str | None = None, ascii_json: bool = False
-    ) -> dict[str, Any]:
+    def send_comm(self, comm_id: str, data: Any, *, subshell_id: str | None = None, ascii_json: bool = False) -> dict[str, Any]:
         """Send a raw ``comm_msg`` to the kernel (what a view's model does), on a subshell if given.
 
         ``ascii_json`` serialises the message with every non-ASCII character as a ``\\uXXXX``
@@ -477,9 +475,7 @@ class FakeFrontEnd:
         """Tracebacks the kernel printed or published (iopub streams and errors, its stderr)."""
         since = since or Mark(0, 0, 0)
         found = [text for name, text, _ in self.streams[since.streams :] if TRACEBACK_MARK in text]
-        found += [
-            f"{e.get('ename')}: {e.get('evalue')}" for e in self.errors[since.errors :]
-        ]
+        found += [f"{e.get('ename')}: {e.get('evalue')}" for e in self.errors[since.errors :]]
         stderr = self.kernel_stderr()[since.stderr_offset :]
         if TRACEBACK_MARK in stderr:
             found.append(stderr)
@@ -694,7 +690,12 @@ class ViewMirror:
                 call["function"]["arguments"] += event.get("delta", "")
         elif kind == "TOOL_CALL_RESULT":
             self.messages.append(
-                {"id": event.get("messageId"), "role": "tool", "toolCallId": event.get("toolCallId"), "content": event.get("content")}
+                {
+                    "id": event.get("messageId"),
+                    "role": "tool",
+                    "toolCallId": event.get("toolCallId"),
+                    "content": event.get("content"),
+                }
             )
         elif kind == "STATE_SNAPSHOT":
             self.state = copy.deepcopy(event.get("snapshot"))

@@ -229,16 +229,9 @@ def text_deltas(text: str) -> list[dict[str, Any]]:
 
 def tool_call_deltas(index: int, call_id: str, name: str, args: dict[str, Any], size: int = 7) -> list[dict[str, Any]]:
     text = json.dumps(args)
-    deltas = [
-        {
-            "tool_calls": [
-                {"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}
-            ]
-        }
-    ]
+    deltas = [{"tool_calls": [{"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}]}]
     deltas += [
-        {"tool_calls": [{"index": index, "function": {"arguments": text[i : i + size]}}]}
-        for i in range(0, len(text), size)
+        {"tool_calls": [{"index": index, "function": {"arguments": text[i : i + size]}}]} for i in range(0, len(text), size)
     ]
     return deltas
 

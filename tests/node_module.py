@@ -42,7 +42,15 @@ class NodeModule:
         self._dir = tempfile.TemporaryDirectory(prefix="agui-node-module-")
         out = Path(self._dir.name)
         subprocess.run(
-            [str(esbuild), str(JS / entry), "--bundle", "--format=esm", "--platform=node", f"--outfile={out / 'module.mjs'}", "--log-level=warning"],
+            [
+                str(esbuild),
+                str(JS / entry),
+                "--bundle",
+                "--format=esm",
+                "--platform=node",
+                f"--outfile={out / 'module.mjs'}",
+                "--log-level=warning",
+            ],
             check=True,
             cwd=JS,
             timeout=120,

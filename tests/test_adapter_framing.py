@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 from ag_ui.core import EventType, RunAgentInput, TextMessageContentEvent, TextMessageStartEvent
 
+from agui_widget._errors import describe_exception
 from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.adapters._base import Emitted
-from agui_widget._errors import describe_exception
 
 from .agui_check import assert_valid_streams
 from .support import collect, make_input, types
@@ -122,7 +122,12 @@ async def test_steps_left_open_are_finished():
 @pytest.mark.parametrize(
     ("exc", "expected"),
     [
-        (RuntimeError("The api_key client option must be set either by passing api_key or by setting the OPENAI_API_KEY environment variable"), "OPENAI_API_KEY"),
+        (
+            RuntimeError(
+                "The api_key client option must be set either by passing api_key or by setting the OPENAI_API_KEY environment variable"
+            ),
+            "OPENAI_API_KEY",
+        ),
         (type("AuthenticationError", (Exception,), {"__module__": "anthropic"})("invalid x-api-key"), "ANTHROPIC_API_KEY"),
         (ConnectionError("Connection refused"), "reachable"),
         (ZeroDivisionError("division by zero"), "ZeroDivisionError: division by zero"),

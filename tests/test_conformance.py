@@ -71,9 +71,7 @@ def _fixture_names() -> list[str]:
 def _subset(actual: Any, expected: Any) -> bool:
     """Arrays must have the same length; objects are compared only on the keys expected."""
     if isinstance(expected, list):
-        return isinstance(actual, list) and len(actual) == len(expected) and all(
-            _subset(a, e) for a, e in zip(actual, expected)
-        )
+        return isinstance(actual, list) and len(actual) == len(expected) and all(_subset(a, e) for a, e in zip(actual, expected))
     if isinstance(expected, dict):
         return isinstance(actual, dict) and all(key in actual and _subset(actual[key], value) for key, value in expected.items())
     if isinstance(expected, bool) or isinstance(actual, bool):
@@ -208,11 +206,19 @@ def test_fixture(name: str) -> None:
         check("eventTypesAbsent", absent not in delivered_types, f"{absent} reached the application")
     for path, value in (expect.get("eventPaths") or {}).items():
         found = _read_path(replay.events, path)
-        check("eventPaths", found is not _MISSING and found == value and type(found) is type(value), f"{path} = {found!r}, expected {value!r}")
+        check(
+            "eventPaths",
+            found is not _MISSING and found == value and type(found) is type(value),
+            f"{path} = {found!r}, expected {value!r}",
+        )
     for path in expect.get("eventAbsentPaths", []):
         check("eventAbsentPaths", _read_path(replay.events, path) is _MISSING, f"{path} is present")
     for needle in expect.get("warnings", []):
-        check("warnings", any(needle in warning for warning in consumer.warnings), f"no warning contains {needle!r}: {consumer.warnings}")
+        check(
+            "warnings",
+            any(needle in warning for warning in consumer.warnings),
+            f"no warning contains {needle!r}: {consumer.warnings}",
+        )
     if expect.get("noWarnings") is True:
         check("noWarnings", consumer.warnings == [], f"warned: {consumer.warnings}")
     messages = consumer.messages

@@ -59,8 +59,14 @@ async def test_accent_colour_is_a_frontend_tool_left_pending():
 async def test_the_follow_up_run_reads_the_browser_result():
     history = [
         user("make it teal"),
-        {"id": "a1", "role": "assistant", "content": "ok", "toolCalls": [
-            {"id": "c1", "type": "function", "function": {"name": "set_accent_color", "arguments": '{"color":"teal"}'}}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "content": "ok",
+            "toolCalls": [
+                {"id": "c1", "type": "function", "function": {"name": "set_accent_color", "arguments": '{"color":"teal"}'}}
+            ],
+        },
         {"id": "t1", "role": "tool", "toolCallId": "c1", "content": '{"ok": true, "color": "teal"}'},
     ]
     events = await collect(agent, make_input(history, tools=[ACCENT_TOOL.to_agui()]))
@@ -111,8 +117,12 @@ async def test_deleting_asks_for_approval_with_the_arguments_first():
 async def _resume(state, payload, status="resolved"):
     history = [
         user("delete my list"),
-        {"id": "a1", "role": "assistant", "content": "need approval", "toolCalls": [
-            {"id": "c9", "type": "function", "function": {"name": "delete_todos", "arguments": "{}"}}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "content": "need approval",
+            "toolCalls": [{"id": "c9", "type": "function", "function": {"name": "delete_todos", "arguments": "{}"}}],
+        },
     ]
     entry = ResumeEntry(interrupt_id="i1", status=status, payload=payload)
     return await collect(agent, make_input(history, state=state, resume=[entry]))
@@ -120,7 +130,9 @@ async def _resume(state, payload, status="resolved"):
 
 async def test_an_approved_deletion_empties_the_list_and_answers_the_call():
     events = await _resume({"todos": [{"text": "a"}]}, {"approved": True})
-    assert patch_of(next(e for e in events if e.type == EventType.STATE_DELTA)) == [{"op": "replace", "path": "/todos", "value": []}]
+    assert patch_of(next(e for e in events if e.type == EventType.STATE_DELTA)) == [
+        {"op": "replace", "path": "/todos", "value": []}
+    ]
     assert next(e for e in events if e.type == EventType.TOOL_CALL_RESULT).tool_call_id == "c9"
     assert "Approved" in text_of(events)
     assert_valid_streams([events])

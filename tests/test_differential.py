@@ -38,7 +38,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 from ag_ui.core import RunAgentInput
@@ -94,7 +94,7 @@ class Reading:
     accepted: bool
     messages: Any
     state: Any
-    error: Optional[str] = None
+    error: str | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -123,7 +123,7 @@ def read_with_kernel(stream: Stream) -> KernelRun:
     seed_messages = copy.deepcopy(consumer.messages)
     seed_state = copy.deepcopy(consumer.state)
     delivered: list[Any] = []
-    error: Optional[str] = None
+    error: str | None = None
     try:
         for event in stream.events:
             delivered += consumer.consume(as_received(event))
@@ -172,7 +172,9 @@ class NodeReaders:
     def __init__(self) -> None:
         node = shutil.which("node")
         assert node is not None, "Node.js is needed for the differential tests"
-        assert (ROOT / "js" / "node_modules" / "@ag-ui" / "client").exists(), "js/node_modules is missing: run `make setup` (npm ci in js/)"
+        assert (ROOT / "js" / "node_modules" / "@ag-ui" / "client").exists(), (
+            "js/node_modules is missing: run `make setup` (npm ci in js/)"
+        )
         self._stderr = tempfile.TemporaryFile()
         self._process = subprocess.Popen(
             [node, str(HELPER)], cwd=ROOT / "js", stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr
@@ -339,14 +341,14 @@ AREAS: dict[str, frozenset[str]] = {
     "text split anywhere, surrogate pairs included": frozenset(
         {streams_.TEXT, streams_.SPLIT_PAIRS, streams_.LONE_SURROGATES, streams_.REOPEN, streams_.RUN_ERRORS}
     ),
-    "tool calls, their arguments and results": frozenset(
-        {streams_.TEXT, streams_.TOOLS, streams_.RESULTS, streams_.SPLIT_PAIRS}
-    ),
+    "tool calls, their arguments and results": frozenset({streams_.TEXT, streams_.TOOLS, streams_.RESULTS, streams_.SPLIT_PAIRS}),
     "reasoning": frozenset({streams_.REASONING, streams_.TEXT, streams_.REOPEN}),
     "state snapshots and JSON Patch deltas": frozenset({streams_.STATE}),
     "messages snapshots": frozenset({streams_.SNAPSHOTS, streams_.TEXT, streams_.TOOLS, streams_.RESULTS, streams_.REASONING}),
     "the chunk shorthand": frozenset({streams_.CHUNKS, streams_.TEXT, streams_.TOOLS, streams_.REASONING, streams_.SPLIT_PAIRS}),
-    "metadata on what streams build": frozenset({streams_.METADATA, streams_.TEXT, streams_.TOOLS, streams_.RESULTS, streams_.REASONING}),
+    "metadata on what streams build": frozenset(
+        {streams_.METADATA, streams_.TEXT, streams_.TOOLS, streams_.RESULTS, streams_.REASONING}
+    ),
     "surrogates wherever a string goes": frozenset(
         {
             streams_.SPLIT_PAIRS,
@@ -381,11 +383,19 @@ def test_a_valid_stream_using_every_feature_leaves_all_three_readers_in_agreemen
 
 
 def _run(*events: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"type": "RUN_STARTED", "threadId": "th", "runId": "r"}, *events, {"type": "RUN_FINISHED", "threadId": "th", "runId": "r"}]
+    return [
+        {"type": "RUN_STARTED", "threadId": "th", "runId": "r"},
+        *events,
+        {"type": "RUN_FINISHED", "threadId": "th", "runId": "r"},
+    ]
 
 
-def _assistant_with_call(message_id: str, call_id: str, content: Optional[str] = None) -> dict[str, Any]:
-    message: dict[str, Any] = {"id": message_id, "role": "assistant", "toolCalls": [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": ""}}]}
+def _assistant_with_call(message_id: str, call_id: str, content: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {
+        "id": message_id,
+        "role": "assistant",
+        "toolCalls": [{"id": call_id, "type": "function", "function": {"name": "f", "arguments": ""}}],
+    }
     if content is not None:
         message["content"] = content
     return message
@@ -394,43 +404,89 @@ def _assistant_with_call(message_id: str, call_id: str, content: Optional[str] =
 # Disagreements the generated streams found, shrunk, kept so each is tried on every run.
 FOUND: dict[str, Stream] = {
     "a null patch value and a null snapshot reach the view": Stream(
-        [], {"a": 1}, _run({"type": "STATE_DELTA", "delta": [{"op": "test", "path": "/a", "value": 1}, {"op": "add", "path": "/b", "value": None}]},
-                           {"type": "STATE_SNAPSHOT", "snapshot": None})),
+        [],
+        {"a": 1},
+        _run(
+            {
+                "type": "STATE_DELTA",
+                "delta": [{"op": "test", "path": "/a", "value": 1}, {"op": "add", "path": "/b", "value": None}],
+            },
+            {"type": "STATE_SNAPSHOT", "snapshot": None},
+        ),
+    ),
     "an emoji split across two deltas": Stream(
-        [], {}, _run({"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant"},
-                     {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "a\ud83d"},
-                     {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "\ude00"},
-                     {"type": "TEXT_MESSAGE_END", "messageId": "m0"})),
+        [],
+        {},
+        _run(
+            {"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "a\ud83d"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "\ude00"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "m0"},
+        ),
+    ),
     "a lone half in a content event's metadata": Stream(
-        [], {}, _run({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": "", "metadata": {"k": "\ud83d"}})),
+        [], {}, _run({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": "", "metadata": {"k": "\ud83d"}})
+    ),
     "a held half, then a messages snapshot replacing its text": Stream(
-        [], {}, _run({"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant"},
-                     {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "a\ud83d"},
-                     {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "m0", "role": "assistant", "content": "x"}]},
-                     {"type": "TEXT_MESSAGE_END", "messageId": "m0"})),
+        [],
+        {},
+        _run(
+            {"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "a\ud83d"},
+            {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "m0", "role": "assistant", "content": "x"}]},
+            {"type": "TEXT_MESSAGE_END", "messageId": "m0"},
+        ),
+    ),
     "a tool result reusing an assistant message's id": Stream(
-        [_assistant_with_call("a0", "c0", "said")], {}, _run({"type": "TOOL_CALL_RESULT", "messageId": "a0", "toolCallId": "c0", "content": "x"})),
+        [_assistant_with_call("a0", "c0", "said")],
+        {},
+        _run({"type": "TOOL_CALL_RESULT", "messageId": "a0", "toolCallId": "c0", "content": "x"}),
+    ),
     "a call without a parent whose id an assistant message has": Stream(
-        [{"id": "t0", "role": "assistant", "content": "x"}], {}, _run({"type": "TOOL_CALL_START", "toolCallId": "t0", "toolCallName": "f"},
-                                                                      {"type": "TOOL_CALL_END", "toolCallId": "t0"})),
+        [{"id": "t0", "role": "assistant", "content": "x"}],
+        {},
+        _run({"type": "TOOL_CALL_START", "toolCallId": "t0", "toolCallName": "f"}, {"type": "TOOL_CALL_END", "toolCallId": "t0"}),
+    ),
     "text streamed into a user message of parts": Stream(
-        [{"id": "u0", "role": "user", "content": [{"type": "text", "text": "a"}]}], {},
-        _run({"type": "TEXT_MESSAGE_START", "messageId": "u0", "role": "assistant"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "u0", "delta": "b"},
-             {"type": "TEXT_MESSAGE_END", "messageId": "u0"})),
+        [{"id": "u0", "role": "user", "content": [{"type": "text", "text": "a"}]}],
+        {},
+        _run(
+            {"type": "TEXT_MESSAGE_START", "messageId": "u0", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "u0", "delta": "b"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "u0"},
+        ),
+    ),
     "a result for a call two messages hold goes after the first": Stream(
-        [_assistant_with_call("a0", "c0"), {"id": "u1", "role": "user", "content": "x"}, _assistant_with_call("a1", "c0", "")], {},
-        _run({"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "x"},
-             {"type": "TEXT_MESSAGE_END", "messageId": "a1"}, {"type": "TOOL_CALL_RESULT", "messageId": "r0", "toolCallId": "c0", "content": "ok"})),
+        [_assistant_with_call("a0", "c0"), {"id": "u1", "role": "user", "content": "x"}, _assistant_with_call("a1", "c0", "")],
+        {},
+        _run(
+            {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a1", "delta": "x"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "a1"},
+            {"type": "TOOL_CALL_RESULT", "messageId": "r0", "toolCallId": "c0", "content": "ok"},
+        ),
+    ),
     "a snapshot naming an id two messages share": Stream(
-        [{"id": "t0", "role": "assistant", "content": "a"}, {"id": "t0", "role": "assistant", "content": "b"}], {},
-        _run({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "t0", "role": "assistant"}]},
-             {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f", "parentMessageId": "t0"}, {"type": "TOOL_CALL_END", "toolCallId": "c1"})),
+        [{"id": "t0", "role": "assistant", "content": "a"}, {"id": "t0", "role": "assistant", "content": "b"}],
+        {},
+        _run(
+            {"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "t0", "role": "assistant"}]},
+            {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "f", "parentMessageId": "t0"},
+            {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+        ),
+    ),
     "a chunk-built message closed by its own END": Stream(
-        [], {}, _run({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": "a"}, {"type": "TEXT_MESSAGE_END", "messageId": "m0"}),
-        violation="a chunk-built message closed by its own END"),
+        [],
+        {},
+        _run({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": "a"}, {"type": "TEXT_MESSAGE_END", "messageId": "m0"}),
+        violation="a chunk-built message closed by its own END",
+    ),
     "a reasoning message started without its role": Stream(
-        [], {}, _run({"type": "REASONING_MESSAGE_START", "messageId": "m0"}, {"type": "REASONING_MESSAGE_END", "messageId": "m0"}),
-        violation="REASONING_MESSAGE_START without role"),
+        [],
+        {},
+        _run({"type": "REASONING_MESSAGE_START", "messageId": "m0"}, {"type": "REASONING_MESSAGE_END", "messageId": "m0"}),
+        violation="REASONING_MESSAGE_START without role",
+    ),
 }
 
 
@@ -597,7 +653,9 @@ def _langroid_agent(turn: str) -> Any:
         "two tool calls, their results, then the answer": lambda turn: (
             Reply(f"Results: {turn.tool_result}")
             if turn.after_tool
-            else Reply("Let me look.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"}), ToolCall("get_weather", {"city": "Rome"})])
+            else Reply(
+                "Let me look.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"}), ToolCall("get_weather", {"city": "Rome"})]
+            )
         ),
     }
     return LangroidAgent(make_agent(Recorder(replies[turn]), tools=[Weather]))

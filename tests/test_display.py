@@ -9,16 +9,16 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from IPython.display import HTML as IPythonHTML  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+from IPython.display import HTML as IPythonHTML
 
-from agui_widget import HTML, Markdown, display_bundle, steps_checklist  # noqa: E402
-from agui_widget._display import bundle_text  # noqa: E402
-from agui_widget.adapters import AgentAdapter, EventStream  # noqa: E402
+from agui_widget import HTML, Markdown, display_bundle, steps_checklist
+from agui_widget._display import bundle_text
+from agui_widget.adapters import AgentAdapter, EventStream
 
-from .genui_support import Captured  # noqa: E402
+from .genui_support import Captured
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -75,7 +75,9 @@ def test_a_mime_dict_is_a_bundle_and_none_is_nothing():
 
 
 def test_steps_checklist_marks_each_status_and_escapes_text():
-    html = steps_checklist([{"description": "Fetch <data>", "status": "completed"}, {"title": "Plot", "status": "running"}, {"title": "Ship"}])
+    html = steps_checklist(
+        [{"description": "Fetch <data>", "status": "completed"}, {"title": "Plot", "status": "running"}, {"title": "Ship"}]
+    )
     assert html is not None
     assert "Fetch &lt;data&gt;" in html.data and "<data>" not in html.data
     assert html.data.count("<li") == 3

@@ -54,7 +54,23 @@ def test_the_kernel_and_the_view_fingerprint_any_json_value_alike(view: NodeModu
 
 @pytest.mark.parametrize(
     "number",
-    [0.0, -0.0, 1.0, -1.5, 0.1, 1e21, 1e-7, 1.5e-7, 1e16, 123456789012345680000.0, 5e-324, 1.7976931348623157e308, 0.000001, 2.0**53, 2.0**60],
+    [
+        0.0,
+        -0.0,
+        1.0,
+        -1.5,
+        0.1,
+        1e21,
+        1e-7,
+        1.5e-7,
+        1e16,
+        123456789012345680000.0,
+        5e-324,
+        1.7976931348623157e308,
+        0.000001,
+        2.0**53,
+        2.0**60,
+    ],
 )
 def test_numbers_are_written_as_javascript_writes_them(view: NodeModule, number: float) -> None:
     assert js_number(number) == view.call("canonicalJson", number)

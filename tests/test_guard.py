@@ -38,7 +38,11 @@ async def test_a_refused_message_is_marked_shown_and_not_sent():
     assert message["content"] == "my password is hunter2"
     assert refusal(message) == "Please do not paste passwords."
     assert chat.status == "idle" and chat.error == ""
-    assert chat.of_kind("notice")[-1] == {"kind": "notice", "level": "warning", "text": "Not sent: Please do not paste passwords."}
+    assert chat.of_kind("notice")[-1] == {
+        "kind": "notice",
+        "level": "warning",
+        "text": "Not sent: Please do not paste passwords.",
+    }
     assert refusal(chat.of_kind("messages")[-1]["messages"][0]) == "Please do not paste passwords."
 
 
@@ -78,7 +82,9 @@ async def test_a_guard_that_fails_refuses_with_its_error():
 async def test_the_guard_gets_content_parts_as_given():
     given: list[object] = []
     chat = AgentChat(Recorder(), guard=lambda content: given.append(content))
-    await chat.send([{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "url", "value": "https://example.org/a.png"}}])
+    await chat.send(
+        [{"type": "text", "text": "look"}, {"type": "image", "source": {"type": "url", "value": "https://example.org/a.png"}}]
+    )
     assert given[0][0] == {"type": "text", "text": "look"} and given[0][1]["type"] == "image"
 
 

@@ -9,8 +9,21 @@ from __future__ import annotations
 import subprocess
 import sys
 
-OPTIONAL = ("sqlite3", "httpx", "httpx_sse", "fastapi", "starlette", "uvicorn", "langroid", "langchain_core",
-            "langgraph", "pydantic_ai", "matplotlib", "pandas", "altair")
+OPTIONAL = (
+    "sqlite3",
+    "httpx",
+    "httpx_sse",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "langroid",
+    "langchain_core",
+    "langgraph",
+    "pydantic_ai",
+    "matplotlib",
+    "pandas",
+    "altair",
+)
 
 
 def test_importing_agui_widget_loads_none_of_the_optional_libraries():

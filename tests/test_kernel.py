@@ -17,6 +17,7 @@ from .kernel_harness import FakeFrontEnd, HarnessError, ViewMirror, WidgetComm, 
 
 pytestmark = pytest.mark.kernel
 
+
 @pytest.fixture
 async def fe():
     async with FakeFrontEnd.running() as front:
@@ -82,10 +83,7 @@ def _kind(data: dict[str, Any]) -> Any:
 def events_after(chat: WidgetComm, start: int, end: int | None = None) -> list[dict[str, Any]]:
     """The AG-UI events in the custom messages numbered ``start`` to ``end``."""
     return [
-        e
-        for c in chat.customs[start:end]
-        if isinstance(c, dict) and c.get("kind") == "events"
-        for e in c.get("events") or ()
+        e for c in chat.customs[start:end] if isinstance(c, dict) and c.get("kind") == "events" for e in c.get("events") or ()
     ]
 
 
@@ -144,9 +142,9 @@ async def test_a_streamed_answer_travels_as_few_coalesced_events_messages(fe):
     for batch in batches:
         events = batch["events"]
         for a, b in zip(events, events[1:]):
-            assert not (
-                a["type"] == b["type"] == "TEXT_MESSAGE_CONTENT" and a["messageId"] == b["messageId"]
-            ), "consecutive deltas of one message were not merged within a batch"
+            assert not (a["type"] == b["type"] == "TEXT_MESSAGE_CONTENT" and a["messageId"] == b["messageId"]), (
+                "consecutive deltas of one message were not merged within a batch"
+            )
 
     # At most about 35 messages a second while streaming (one batch per ~30 ms window).
     times = [m.at for m in chat.received if _kind(m.data) == "events"]
@@ -407,9 +405,7 @@ async def test_g_a_cell_awaiting_a_run_that_needs_the_browser_completes_when_the
     pending = await fe.wait_for_trait(chat, "pending", has_pending("tool"), 10)
     assert not fe.replied(cell), "the cell finished before the tool was answered"
 
-    fe.send_custom(
-        chat, {"kind": "tool_result", "toolCallId": pending[0]["toolCallId"], "result": {"ok": True, "color": "teal"}}
-    )
+    fe.send_custom(chat, {"kind": "tool_result", "toolCallId": pending[0]["toolCallId"], "result": {"ok": True, "color": "teal"}})
     try:
         result = await fe.finish(cell, timeout=15)
     except HarnessError as exc:
@@ -501,9 +497,7 @@ async def test_i_state_changes_travel_as_small_patches_both_ways(fe):
 
 
 def await_seen_marker(chat: WidgetComm) -> bool:
-    return any(
-        op.get("path") == "/fromView" for message in chat.of_kind("state_patch") for op in message.get("patch") or ()
-    )
+    return any(op.get("path") == "/fromView" for message in chat.of_kind("state_patch") for op in message.get("patch") or ())
 
 
 # -- more of the same promises ----------------------------------------------------------------
@@ -559,7 +553,9 @@ async def test_a_message_sent_during_a_run_is_queued_then_answered(fe):
 
     def both_done() -> bool:
         seen = statuses(chat, since)
-        return seen.count("idle") >= 1 and seen[-1] == "idle" and chat.state.get("queued") == [] and len(chat.of_kind("check")) >= 2
+        return (
+            seen.count("idle") >= 1 and seen[-1] == "idle" and chat.state.get("queued") == [] and len(chat.of_kind("check")) >= 2
+        )
 
     await fe.wait_for(both_done, 20, "both turns")
     messages = await fe.evaluate("chat.messages")

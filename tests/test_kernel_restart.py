@@ -8,17 +8,15 @@ from .kernel_harness import FakeFrontEnd
 
 pytestmark = pytest.mark.kernel
 
-AGENT = (
-    "from agui_widget import AgentChat\n"
-    "async def echo(messages):\n"
-    "    return 'echo: ' + messages[-1]['content']\n"
-)
+AGENT = "from agui_widget import AgentChat\nasync def echo(messages):\n    return 'echo: ' + messages[-1]['content']\n"
 
 
 async def test_a_thread_survives_a_kernel_restart(tmp_path):
     path = tmp_path / "chats.db"
     async with FakeFrontEnd.running(cwd=tmp_path) as fe:
-        first = await fe.create_widget(AGENT + f"chat = AgentChat(echo, thread_id='lesson-1', store={str(path)!r}, state={{'step': 1}})\n")
+        first = await fe.create_widget(
+            AGENT + f"chat = AgentChat(echo, thread_id='lesson-1', store={str(path)!r}, state={{'step': 1}})\n"
+        )
         fe.send_custom(first, {"kind": "send", "text": "hello"})
         await fe.wait_for(
             lambda: any(u.get("status") == "running" for u in first.updates) and first.state.get("status") == "idle",

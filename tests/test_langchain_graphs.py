@@ -85,13 +85,13 @@ async def test_a_users_existing_create_agent_works_in_agentchat_unchanged():
 
 
 async def test_parallel_tool_calls_share_one_tools_step_and_each_gets_its_result():
-    fake = model(
-        ai("", call("get_weather", {"city": "Oslo"}, "a"), call("get_weather", {"city": "Rome"}, "b")), "Both sunny."
-    )
+    fake = model(ai("", call("get_weather", {"city": "Oslo"}, "a"), call("get_weather", {"city": "Rome"}, "b")), "Both sunny.")
     events = await collect(LangChainAgent(create_agent(fake, [get_weather])), make_input("Oslo and Rome?"))
     assert [s for s in steps(events) if s[1] == "tools"] == [("start", "tools"), ("finish", "tools")]
     assert sorted(r.tool_call_id for r in of_type(events, "TOOL_CALL_RESULT")) == ["a", "b"]
-    assert {s.parent_message_id for s in of_type(events, "TOOL_CALL_START")} == {of_type(events, "TOOL_CALL_START")[0].parent_message_id}
+    assert {s.parent_message_id for s in of_type(events, "TOOL_CALL_START")} == {
+        of_type(events, "TOOL_CALL_START")[0].parent_message_id
+    }
     checks(events)
 
 

@@ -206,7 +206,12 @@ class FirstChunkIds(FakeChatModel):
 
 
 async def test_a_provider_id_sent_on_the_first_chunk_only_is_the_messages_id_throughout():
-    fake = FirstChunkIds([ai("Checking the weather.", call("get_weather", {"city": "Oslo"}, "c1"), id="msg_provider_1"), ai("Sunny.", id="msg_provider_2")])
+    fake = FirstChunkIds(
+        [
+            ai("Checking the weather.", call("get_weather", {"city": "Oslo"}, "c1"), id="msg_provider_1"),
+            ai("Sunny.", id="msg_provider_2"),
+        ]
+    )
     chat = AgentChat(create_agent(fake, [get_weather]))
     run = await chat.send("weather?")
     assert [m["id"] for m in chat.messages if m["role"] == "assistant"] == ["msg_provider_1", "msg_provider_2"]

@@ -120,7 +120,9 @@ async def test_the_applications_context_is_added_to_the_system_prompt():
     chat = AgentChat(agent, context=[{"description": "the user's name", "value": "Ada"}])
     await chat.send("hi")
     system = fake.calls[0][0]
-    assert isinstance(system, SystemMessage) and system.content.startswith("Be brief.") and "the user's name: Ada" in system.content
+    assert (
+        isinstance(system, SystemMessage) and system.content.startswith("Be brief.") and "the user's name: Ada" in system.content
+    )
 
 
 async def test_a_graph_node_can_bind_the_runs_frontend_tools_itself():

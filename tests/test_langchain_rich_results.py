@@ -10,24 +10,24 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from langchain.agents import create_agent  # noqa: E402
-from langchain.tools import ToolRuntime  # noqa: E402
-from langchain_core.messages import ToolMessage  # noqa: E402
-from langchain_core.runnables import RunnableLambda  # noqa: E402
-from langchain_core.tools import tool  # noqa: E402
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+from langchain.agents import create_agent
+from langchain.tools import ToolRuntime
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableLambda
+from langchain_core.tools import tool
 
-from agui_widget import AgentChat  # noqa: E402
-from agui_widget.adapters.langchain import (  # noqa: E402
+from agui_widget import AgentChat
+from agui_widget.adapters.langchain import (
     LangChainAgent,
     agui_middleware,
     create_agui_agent,
 )
 
-from .langchain_fakes import StreamChecks, ai, call, get_weather, model, one  # noqa: E402
-from .support import collect, make_input  # noqa: E402
+from .langchain_fakes import StreamChecks, ai, call, get_weather, model, one
+from .support import collect, make_input
 
 checks = StreamChecks()
 

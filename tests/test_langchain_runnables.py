@@ -38,7 +38,9 @@ async def test_a_prompt_and_model_chain_streams_and_takes_prompt_variables_from_
 
 
 async def test_a_chain_ending_in_a_string_parser_streams_the_models_tokens_once():
-    events = await collect(LangChainAgent(PROMPT | model("Just once.") | StrOutputParser()), make_input("hi", state={"user_name": "Bo"}))
+    events = await collect(
+        LangChainAgent(PROMPT | model("Just once.") | StrOutputParser()), make_input("hi", state={"user_name": "Bo"})
+    )
     assert text_of(events) == "Just once."
     checks(events)
 

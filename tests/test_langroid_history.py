@@ -79,10 +79,7 @@ async def test_tool_rounds_are_sent_once_and_in_order():
     chat = AgentChat(make_agent(script, tools=[Weather]))
     await finished(chat.send("weather?"))
     await finished(chat.send("thanks"))
-    sent = [
-        (m.role.value, m.content, [c.id for c in m.tool_calls or ()], m.tool_call_id)
-        for m in script.turns[-1].messages[1:]
-    ]
+    sent = [(m.role.value, m.content, [c.id for c in m.tool_calls or ()], m.tool_call_id) for m in script.turns[-1].messages[1:]]
     assert sent == [
         ("user", "weather?", [], None),
         ("assistant", "Checking.", ["c1"], None),
@@ -130,9 +127,7 @@ async def test_edit_and_regenerate_rebuild_what_the_model_sees():
 async def test_after_a_stop_the_history_has_no_dangling_call_nor_unanswered_turn():
     script = Recorder(
         lambda turn: (
-            Reply("Calling.", tool_calls=[ToolCall("ask_user", {"q": "?"}, id="c9")])
-            if turn.user_text == "first"
-            else echo(turn)
+            Reply("Calling.", tool_calls=[ToolCall("ask_user", {"q": "?"}, id="c9")]) if turn.user_text == "first" else echo(turn)
         )
     )
     chat = AgentChat(

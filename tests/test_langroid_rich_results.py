@@ -10,17 +10,17 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import langroid as lr  # noqa: E402
-import matplotlib.pyplot as plt  # noqa: E402
-import pandas as pd  # noqa: E402
-import pytest  # noqa: E402
-from ag_ui.core import EventType  # noqa: E402
-from IPython.display import HTML as IPythonHTML  # noqa: E402
+import langroid as lr
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+from ag_ui.core import EventType
+from IPython.display import HTML as IPythonHTML
 
-from agui_widget import AgentChat  # noqa: E402
-from agui_widget.adapters.langroid import LangroidAgent  # noqa: E402
+from agui_widget import AgentChat
+from agui_widget.adapters.langroid import LangroidAgent
 
-from .langroid_fakes import (  # noqa: E402
+from .langroid_fakes import (
     Recorder,
     Reply,
     ToolCall,
@@ -29,7 +29,7 @@ from .langroid_fakes import (  # noqa: E402
     make_agent,
     official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
 )
-from .support import collect, make_input, split_runs  # noqa: E402
+from .support import collect, make_input, split_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -99,9 +99,11 @@ class SalesAgent(lr.ChatAgent):
 def calling(*names: str) -> Recorder:
     """A model that calls the named tools (in one response), then answers."""
     return Recorder(
-        lambda turn: Reply("Here it is.")
-        if turn.after_tool
-        else Reply("Let me look.", tool_calls=[ToolCall(name, {}, id=f"call_{name}") for name in names])
+        lambda turn: (
+            Reply("Here it is.")
+            if turn.after_tool
+            else Reply("Let me look.", tool_calls=[ToolCall(name, {}, id=f"call_{name}") for name in names])
+        )
     )
 
 
@@ -163,9 +165,11 @@ async def test_the_text_of_a_rich_result_keeps_the_tools_token_limit():
 
 async def test_in_a_task_a_sub_agents_rich_result_is_shown_in_its_lane_and_its_model_gets_the_text():
     sub_script = Recorder(
-        lambda turn: Reply("Plotted and tabulated. DONE")
-        if turn.after_tool
-        else Reply(tool_calls=[ToolCall("plot_sales", {}), ToolCall("table_sales", {})])
+        lambda turn: (
+            Reply("Plotted and tabulated. DONE")
+            if turn.after_tool
+            else Reply(tool_calls=[ToolCall("plot_sales", {}), ToolCall("table_sales", {})])
+        )
     )
     main_script = Recorder(lambda turn: Reply("All done. DONE") if "Plotted" in turn.text else Reply("Chart it."))
     main = lr.Task(make_agent(main_script), name="Main", interactive=False)
@@ -183,8 +187,6 @@ async def test_in_a_task_a_sub_agents_rich_result_is_shown_in_its_lane_and_its_m
     assert base64.b64decode(shown(messages["plot_sales"])["image/png"]).startswith(PNG_SIGNATURE)
     assert "<table" in shown(messages["table_sales"])["text/html"]
     # Langroid's loop hands the sub-agent's model the same text the chat's results hold
-    assert sub_script.turns[1].tool_result == "\n".join(
-        [messages["plot_sales"]["content"], messages["table_sales"]["content"]]
-    )
+    assert sub_script.turns[1].tool_result == "\n".join([messages["plot_sales"]["content"], messages["table_sales"]["content"]])
     assert messages["plot_sales"]["content"].startswith("A chart (")  # not Langroid's "Figure(...)"
     assert messages["table_sales"]["content"] == sales_table().to_string()

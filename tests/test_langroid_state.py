@@ -156,8 +156,7 @@ async def test_handlers_read_and_change_the_state_through_the_tool_context():
     run = await finished(chat.send("add milk and eggs"))
     assert chat.state == {"todos": ["bread", "milk", "eggs"]}
     assert [
-        c
-        for _, c in [(e.type, getattr(e, "content", None)) for e in run.events if e.type == EventType.TOOL_CALL_RESULT]
+        c for _, c in [(e.type, getattr(e, "content", None)) for e in run.events if e.type == EventType.TOOL_CALL_RESULT]
     ] == ["2 items", "3 items"]
     await finished(chat.send("clear it"))
     assert chat.state == {"todos": []}
@@ -198,9 +197,7 @@ async def test_a_long_handler_shows_progress_while_it_runs():
     assert apply_events({}, seen)["steps"][0]["status"] == "done"
     release.set()
     seen += [event async for event in stream]
-    assert apply_events({}, seen) == {
-        "steps": [{"title": "shop", "status": "done"}, {"title": "cook", "status": "done"}]
-    }
+    assert apply_events({}, seen) == {"steps": [{"title": "shop", "status": "done"}, {"title": "cook", "status": "done"}]}
     check_streams([seen])
 
 

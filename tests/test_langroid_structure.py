@@ -57,8 +57,7 @@ def _imports(tree: ast.AST, modules: Iterable[str]) -> list[tuple[str, str | Non
 def import_graph(sources: Mapping[str, str]) -> dict[str, set[str]]:
     """Which modules of the package each module imports."""
     return {
-        name: {target for target, _ in _imports(ast.parse(source), sources) if target != name}
-        for name, source in sources.items()
+        name: {target for target, _ in _imports(ast.parse(source), sources) if target != name} for name, source in sources.items()
     }
 
 
@@ -175,10 +174,8 @@ def test_the_checks_find_a_cycle_and_private_uses():
     assert find_cycle(import_graph(circle)) == ["a", "b", "c", "a"]
     assert find_cycle(import_graph({"a": "from .b import x", "b": "import os"})) is None
     reaching = {
-        "a": "from .b import _helper\nfrom . import b\nb._table\n"
-        "def run(worker):\n    worker._step()\n    b.Made(_field=1)",
-        "b": "_table = {}\ndef _helper(): pass\n"
-        "class Worker:\n    def _step(self): pass\nclass Made:\n    _field: int = 0",
+        "a": "from .b import _helper\nfrom . import b\nb._table\ndef run(worker):\n    worker._step()\n    b.Made(_field=1)",
+        "b": "_table = {}\ndef _helper(): pass\nclass Worker:\n    def _step(self): pass\nclass Made:\n    _field: int = 0",
     }
     assert sorted(private_uses(reaching)) == [
         "a imports b._helper",

@@ -18,9 +18,9 @@ from agui_widget.adapters.langroid import LangroidAgent, ToolBehavior, ToolResul
 from agui_widget.adapters.langroid.mock import ScriptedLM
 
 from .langroid_fakes import (
-    Shout,
     Recorder,
     Reply,
+    Shout,
     ToolCall,
     check_streams,
     finished,
@@ -61,15 +61,15 @@ def lane_of(events, kind):
 
 
 def text_in(events, lane):
-    return "".join(
-        e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT and e.subagent_run_id == lane
-    )
+    return "".join(e.delta for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT and e.subagent_run_id == lane)
 
 
 def two_agents(main_script, sub_script, *, sub_tools=(), main_options=None, sub_options=None):
     main = lr.Task(make_agent(main_script), name="Main", interactive=False, **(main_options or {}))
     sub_agent = make_agent(sub_script, tools=sub_tools)
-    sub = lr.Task(sub_agent, name="Researcher", interactive=False, **({"single_round": True} if sub_options is None else sub_options))
+    sub = lr.Task(
+        sub_agent, name="Researcher", interactive=False, **({"single_round": True} if sub_options is None else sub_options)
+    )
     main.add_sub_task(sub)
     return main, sub
 
@@ -109,9 +109,7 @@ async def test_the_main_agent_delegates_to_a_sub_task_and_both_stream_attributed
 
 
 async def test_the_next_turn_sees_the_sub_task_result_as_langroid_gave_it_not_its_inner_messages():
-    main_script = Recorder(
-        lambda turn: Reply("Found: 42. DONE") if "42" in turn.text else Reply(f"Asking about {turn.text}.")
-    )
+    main_script = Recorder(lambda turn: Reply("Found: 42. DONE") if "42" in turn.text else Reply(f"Asking about {turn.text}."))
     sub_script = Recorder(lambda turn: Reply("It is 42."))
     main, _ = two_agents(main_script, sub_script)
     chat = AgentChat(main)
@@ -164,9 +162,9 @@ async def test_a_sub_task_that_handles_the_main_agents_tool_call_answers_it():
 
     main_script = Recorder(
         lambda turn: (
-            Reply(f"Summary: {turn.tool_result} DONE") if turn.after_tool else Reply(
-                tool_calls=[ToolCall("research", {"topic": "tides"}, id="call_r")]
-            )
+            Reply(f"Summary: {turn.tool_result} DONE")
+            if turn.after_tool
+            else Reply(tool_calls=[ToolCall("research", {"topic": "tides"}, id="call_r")])
         )
     )
     main_agent = make_agent(main_script)
@@ -196,9 +194,11 @@ async def test_a_send_tool_routes_to_the_named_sub_task_only():
     from langroid.agent.tools.orchestration import SendTool
 
     main_script = Recorder(
-        lambda turn: Reply("Bob replied. DONE")
-        if "Bob here" in turn.text
-        else Reply(tool_calls=[ToolCall("send_tool", {"to": "Bob", "content": "Hi Bob, report please."})])
+        lambda turn: (
+            Reply("Bob replied. DONE")
+            if "Bob here" in turn.text
+            else Reply(tool_calls=[ToolCall("send_tool", {"to": "Bob", "content": "Hi Bob, report please."})])
+        )
     )
     alice, bob = Recorder(lambda turn: Reply("Alice here.")), Recorder(lambda turn: Reply("Bob here."))
     main = lr.Task(make_agent(main_script, tools=[SendTool]), name="Main", interactive=False)
@@ -337,9 +337,7 @@ async def test_each_model_call_of_the_main_agent_sees_the_current_state():
     adapter = LangroidAgent(lr.Task(agent, interactive=False), state_context_builder=state_as_context)
     events = await collect(adapter, make_input("eels?", state={"looked_up": None}))
     check_streams([events])
-    first, second = (
-        [c for c in script.contents(i, "user") if "Current shared state" in c] for i in range(2)
-    )
+    first, second = ([c for c in script.contents(i, "user") if "Current shared state" in c] for i in range(2))
     assert len(first) == len(second) == 1 and '"looked_up": null' in first[0] and '"eels"' in second[0]
     assert first[0].endswith("User message: eels?") and second[0].endswith("User message: eels?")
     assert not any("Current shared state" in (m.content or "") for m in agent.message_history)
@@ -375,12 +373,8 @@ async def test_done_if_response_ends_the_task_on_the_first_answer():
 
 
 async def test_a_done_sequence_ends_the_task_once_the_tool_is_handled():
-    script = Recorder(
-        [Reply(tool_calls=[ToolCall("lookup", {"topic": "ants"})]), Reply("never asked for")]
-    )
-    task = lr.Task(
-        make_agent(script, tools=[Lookup]), interactive=False, config=lr.TaskConfig(done_sequences=["T, A"])
-    )
+    script = Recorder([Reply(tool_calls=[ToolCall("lookup", {"topic": "ants"})]), Reply("never asked for")])
+    task = lr.Task(make_agent(script, tools=[Lookup]), interactive=False, config=lr.TaskConfig(done_sequences=["T, A"]))
     events = await collect(LangroidAgent(task), make_input("ants"))
     assert len(script.turns) == 1
     [result] = [e for e in events if e.type == EventType.TOOL_CALL_RESULT]
@@ -395,17 +389,13 @@ async def test_done_tools_end_the_task_with_their_content():
     events = await collect(LangroidAgent(task), make_input("finish"))
     assert text_of(events) == "Final: 7" and len(script.turns) == 1
     done = Recorder([Reply(tool_calls=[ToolCall("done_tool", {"content": "all set"})])])
-    events2 = await collect(
-        LangroidAgent(lr.Task(make_agent(done, tools=[DoneTool]), interactive=False)), make_input("stop")
-    )
+    events2 = await collect(LangroidAgent(lr.Task(make_agent(done, tools=[DoneTool]), interactive=False)), make_input("stop"))
     assert text_of(events2) == "all set"
     check_streams([events, events2])
 
 
 async def test_handle_llm_no_tool_nudges_the_model_until_it_uses_a_tool():
-    script = Recorder(
-        [Reply("Just chatting."), Reply(tool_calls=[ToolCall("done_tool", {"content": "used the tool"})])]
-    )
+    script = Recorder([Reply("Just chatting."), Reply(tool_calls=[ToolCall("done_tool", {"content": "used the tool"})])])
     agent = make_agent(script, tools=[DoneTool])
     agent.config.handle_llm_no_tool = "You forgot to use a tool."
     events = await collect(LangroidAgent(lr.Task(agent, interactive=False)), make_input("go"))
@@ -447,7 +437,9 @@ async def test_an_interactive_task_reaches_a_sub_task_its_model_addresses_then_w
         lambda turn: Reply(f"The researcher says: {turn.text}") if "42" in turn.text else Reply("TO[Researcher]: find it")
     )
     main = lr.Task(make_agent(main_script), name="Main")  # interactive
-    main.add_sub_task(lr.Task(make_agent(lambda turn: Reply("It is 42.")), name="Researcher", interactive=False, single_round=True))
+    main.add_sub_task(
+        lr.Task(make_agent(lambda turn: Reply("It is 42.")), name="Researcher", interactive=False, single_round=True)
+    )
     chat = AgentChat(main)
     run = await finished(chat.send("find the answer"))
     assert [e.name for e in run.events if e.type == EventType.SUBAGENT_STARTED] == ["Researcher"]

@@ -14,9 +14,9 @@ from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
 from agui_widget.adapters.langroid import LangroidAgent
 
 from .langroid_fakes import (
-    Shout,
     Recorder,
     Reply,
+    Shout,
     ToolCall,
     Weather,
     check_streams,
@@ -75,10 +75,7 @@ def calls_of(events):
     starts = [e for e in events if e.type == EventType.TOOL_CALL_START]
     args = {e.tool_call_id: e.delta for e in events if e.type == EventType.TOOL_CALL_ARGS}
     results = {e.tool_call_id: e.content for e in events if e.type == EventType.TOOL_CALL_RESULT}
-    return [
-        (e.tool_call_name, json.loads(args[e.tool_call_id]), results.get(e.tool_call_id), e.tool_call_id)
-        for e in starts
-    ]
+    return [(e.tool_call_name, json.loads(args[e.tool_call_id]), results.get(e.tool_call_id), e.tool_call_id) for e in starts]
 
 
 def answer_with_results(turn):
@@ -185,9 +182,7 @@ async def test_every_kind_of_langroid_handler_works(mode):
 
 
 async def test_handle_style_tools_keep_working_in_the_copy_another_thread_gets():
-    script = Recorder(
-        lambda turn: "ok" if turn.after_tool else Reply(tool_calls=[ToolCall("get_weather", {"city": "Kyiv"})])
-    )
+    script = Recorder(lambda turn: "ok" if turn.after_tool else Reply(tool_calls=[ToolCall("get_weather", {"city": "Kyiv"})]))
     agent = make_agent(script, tools=[JsonWeather, Greet])
     adapter = LangroidAgent(agent)
     first = await collect(adapter, make_input("a"))

@@ -32,7 +32,9 @@ def chat_with_httpagent(url: str, turns: list[dict[str, Any]], **extra: Any) -> 
     node = shutil.which("node")
     assert node, "Node.js is needed to run @ag-ui/client's HttpAgent"
     payload = json.dumps({"url": url, "threadId": "thread-node", "turns": turns, **extra})
-    done = subprocess.run([node, str(HTTPAGENT_SCRIPT)], input=payload, capture_output=True, text=True, timeout=120, cwd=ROOT / "js")
+    done = subprocess.run(
+        [node, str(HTTPAGENT_SCRIPT)], input=payload, capture_output=True, text=True, timeout=120, cwd=ROOT / "js"
+    )
     assert done.returncode == 0, f"httpagent-chat.mjs failed: {done.stderr}"
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -56,10 +58,18 @@ def test_the_official_http_agent_chats_with_a_served_agent() -> None:
     messages = result["messages"]
     assistant_texts = [m.get("content") or "" for m in messages if m["role"] == "assistant"]
     assert any("scripted demo agent" in text for text in assistant_texts)  # text
-    weather_call = next(m for m in messages if m["role"] == "assistant" and m.get("toolCalls") and m["toolCalls"][0]["function"]["name"] == "get_weather")
+    weather_call = next(
+        m
+        for m in messages
+        if m["role"] == "assistant" and m.get("toolCalls") and m["toolCalls"][0]["function"]["name"] == "get_weather"
+    )
     weather_result = next(m for m in messages if m["role"] == "tool" and m["toolCallId"] == weather_call["toolCalls"][0]["id"])
     assert "Oslo" in weather_result["content"]  # a backend tool: call and result both reached the client
-    accent_call = next(m for m in messages if m["role"] == "assistant" and m.get("toolCalls") and m["toolCalls"][0]["function"]["name"] == ACCENT_TOOL.name)
+    accent_call = next(
+        m
+        for m in messages
+        if m["role"] == "assistant" and m.get("toolCalls") and m["toolCalls"][0]["function"]["name"] == ACCENT_TOOL.name
+    )
     assert json.loads(accent_call["toolCalls"][0]["function"]["arguments"]) == {"color": "teal"}
     assert any("the accent is now **teal**" in text for text in assistant_texts)  # the follow-up run saw the answer
     assert result["state"] == {"todos": [{"text": "buy milk", "done": False}]}  # state, applied by the client
@@ -91,7 +101,7 @@ def pydantic_ai_app() -> Any:
         elif "teal" in prompt and any(t.name == ACCENT_TOOL.name for t in info.function_tools):
             yield {0: DeltaToolCall(name=ACCENT_TOOL.name, json_args='{"color": "teal"}', tool_call_id="call-accent")}
         else:
-            for word in "Hello from a pydantic-ai agent".split(" "):
+            for word in ["Hello", "from", "a", "pydantic-ai", "agent"]:
                 yield word + " "
 
     agent = Agent(FunctionModel(stream_function=scripted))

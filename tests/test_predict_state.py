@@ -30,7 +30,9 @@ class Writer(AgentAdapter):
 
     async def _events(self, input, stream: EventStream):
         if self.announce:
-            yield CustomEvent(name="PredictState", value=[{"state_key": "draft", "tool": "write_document", "tool_argument": "document"}])
+            yield CustomEvent(
+                name="PredictState", value=[{"state_key": "draft", "tool": "write_document", "tool_argument": "document"}]
+            )
         call = stream.tool_call_start("write_document")
         call_id = call[0].tool_call_id
         yield call

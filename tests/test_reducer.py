@@ -100,7 +100,10 @@ def test_changed_from_tracks_the_smallest_touched_index() -> None:
     assert consumer.changed_from == 2
     consumer.reset_changes()
     assert consumer.changed_from is None
-    _feed(consumer, [{"type": "TEXT_MESSAGE_START", "messageId": "a0"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a0", "delta": "+"}])
+    _feed(
+        consumer,
+        [{"type": "TEXT_MESSAGE_START", "messageId": "a0"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a0", "delta": "+"}],
+    )
     assert consumer.changed_from == 1
     assert consumer.messages[1]["content"] == "old+"
 
@@ -114,7 +117,10 @@ def test_changed_from_after_a_tool_result_is_inserted_mid_transcript() -> None:
     assert consumer.changed_from == 1
     # Positions stay right after the insert: content for a2 lands at its new index.
     consumer.reset_changes()
-    _feed(consumer, [{"type": "TEXT_MESSAGE_START", "messageId": "a2"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a2", "delta": "!"}])
+    _feed(
+        consumer,
+        [{"type": "TEXT_MESSAGE_START", "messageId": "a2"}, {"type": "TEXT_MESSAGE_CONTENT", "messageId": "a2", "delta": "!"}],
+    )
     assert consumer.changed_from == 2
     assert consumer.messages[2]["content"] == "after the call!"
 
@@ -197,7 +203,10 @@ def test_messages_snapshot_keeps_local_reasoning_unless_it_carries_reasoning() -
 
 def test_long_messages_read_correctly_with_buffered_fragments() -> None:
     consumer = EventConsumer()
-    _feed(consumer, [RUN_STARTED, {"type": "TEXT_MESSAGE_START", "messageId": "a"}, {"type": "TEXT_MESSAGE_START", "messageId": "b"}])
+    _feed(
+        consumer,
+        [RUN_STARTED, {"type": "TEXT_MESSAGE_START", "messageId": "a"}, {"type": "TEXT_MESSAGE_START", "messageId": "b"}],
+    )
     expected_a: list[str] = []
     expected_b: list[str] = []
     for index in range(20_000):
@@ -214,7 +223,11 @@ def test_long_messages_read_correctly_with_buffered_fragments() -> None:
     assert consumer.messages[0]["content"] == "".join(expected_a) + "tail"
     assert consumer.messages[1]["content"] == "".join(expected_b)
     for index in range(5_000):
-        consumer.consume({"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "parentMessageId": "a"} if index == 0 else {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "x"})
+        consumer.consume(
+            {"type": "TOOL_CALL_START", "toolCallId": "c", "toolCallName": "f", "parentMessageId": "a"}
+            if index == 0
+            else {"type": "TOOL_CALL_ARGS", "toolCallId": "c", "delta": "x"}
+        )
     assert consumer.messages[0]["toolCalls"][0]["function"]["arguments"] == "x" * 4_999
 
 
@@ -245,18 +258,33 @@ def test_state_delta_copies_on_write_and_is_all_or_nothing() -> None:
     assert new_state["key8"] is big["key8"], "untouched branches are shared, not copied"
     before = consumer.state
     consumer.consume(
-        {"type": "STATE_DELTA", "delta": [{"op": "replace", "path": "/key1/items/0", "value": -1}, {"op": "remove", "path": "/nope"}]}
+        {
+            "type": "STATE_DELTA",
+            "delta": [{"op": "replace", "path": "/key1/items/0", "value": -1}, {"op": "remove", "path": "/nope"}],
+        }
     )
     assert consumer.state is before and before["key1"]["items"][0] == 0
     assert any("Failed to apply state patch" in warning for warning in consumer.warnings)
-    consumer.consume({"type": "STATE_DELTA", "delta": [{"op": "move", "from": "/key2", "path": "/moved"}, {"op": "test", "path": "/moved/items/0", "value": 0}]})
+    consumer.consume(
+        {
+            "type": "STATE_DELTA",
+            "delta": [{"op": "move", "from": "/key2", "path": "/moved"}, {"op": "test", "path": "/moved/items/0", "value": 0}],
+        }
+    )
     assert "key2" not in consumer.state and consumer.state["moved"] == {"items": list(range(10))}
     assert "key2" in before
 
 
 def test_state_can_be_any_json_value() -> None:
     consumer = EventConsumer(state={"a": 1})
-    _feed(consumer, [RUN_STARTED, {"type": "STATE_SNAPSHOT", "snapshot": [1, 2]}, {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/-", "value": 3}]}])
+    _feed(
+        consumer,
+        [
+            RUN_STARTED,
+            {"type": "STATE_SNAPSHOT", "snapshot": [1, 2]},
+            {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/-", "value": 3}]},
+        ],
+    )
     assert consumer.state == [1, 2, 3]
 
 
@@ -279,7 +307,12 @@ _RICH_STREAM: list[dict[str, Any]] = [
     {"type": "STATE_SNAPSHOT", "snapshot": {"plan": ["a"]}},
     {"type": "STATE_DELTA", "delta": [{"op": "add", "path": "/plan/-", "value": "b"}]},
     {"type": "ACTIVITY_SNAPSHOT", "messageId": "act", "activityType": "search", "content": {"n": 0}},
-    {"type": "ACTIVITY_DELTA", "messageId": "act", "activityType": "search", "patch": [{"op": "replace", "path": "/n", "value": 2}]},
+    {
+        "type": "ACTIVITY_DELTA",
+        "messageId": "act",
+        "activityType": "search",
+        "patch": [{"op": "replace", "path": "/n", "value": 2}],
+    },
     {"type": "TEXT_MESSAGE_CHUNK", "messageId": "a2", "delta": "Done."},
     {"type": "CUSTOM", "name": "note", "value": {"x": 1}},
     {"type": "RAW", "event": {"anything": True}},
@@ -287,7 +320,12 @@ _RICH_STREAM: list[dict[str, Any]] = [
     {
         "type": "MESSAGES_SNAPSHOT",
         "messages": [
-            {"id": "a1", "role": "assistant", "content": "Looking it up.", "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}]},
+            {
+                "id": "a1",
+                "role": "assistant",
+                "content": "Looking it up.",
+                "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "search", "arguments": '{"q":"x"}'}}],
+            },
             {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "found"},
             {"id": "a2", "role": "assistant", "content": "Done."},
         ],
@@ -326,7 +364,13 @@ def test_typed_events_with_undescribed_fields_are_stripped_like_raw_ones() -> No
 
 def test_callers_history_is_never_mutated() -> None:
     history = [
-        {"id": "a0", "role": "assistant", "content": "old", "metadata": {"k": 1}, "toolCalls": [{"id": "c0", "type": "function", "function": {"name": "f", "arguments": ""}}]}
+        {
+            "id": "a0",
+            "role": "assistant",
+            "content": "old",
+            "metadata": {"k": 1},
+            "toolCalls": [{"id": "c0", "type": "function", "function": {"name": "f", "arguments": ""}}],
+        }
     ]
     original = copy.deepcopy(history)
     consumer = EventConsumer(history)
@@ -398,8 +442,14 @@ def test_when_a_created_message_takes_an_id_the_first_message_keeps_it() -> None
 def test_an_item_built_from_chunks_and_closed_by_its_own_end_is_a_protocol_error() -> None:
     for chunk, end in (
         ({"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "hi"}, {"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
-        ({"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{}"}, {"type": "TOOL_CALL_END", "toolCallId": "c1"}),
-        ({"type": "REASONING_MESSAGE_CHUNK", "messageId": "r1", "delta": "hm"}, {"type": "REASONING_MESSAGE_END", "messageId": "r1"}),
+        (
+            {"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "f", "delta": "{}"},
+            {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+        ),
+        (
+            {"type": "REASONING_MESSAGE_CHUNK", "messageId": "r1", "delta": "hm"},
+            {"type": "REASONING_MESSAGE_END", "messageId": "r1"},
+        ),
     ):
         consumer = EventConsumer()
         _feed(consumer, [RUN_STARTED, chunk])

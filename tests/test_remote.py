@@ -100,7 +100,9 @@ async def test_the_request_is_camel_case_ag_ui_with_the_callers_headers() -> Non
         "http://agents.test/run", headers={"Authorization": "Bearer s3cret"}, transport=httpx.ASGITransport(app=app)
     )
     activity = {"id": "a1", "role": "activity", "activityType": "progress", "content": {"done": 1}}
-    run_input = make_input([{"id": "u1", "role": "user", "content": "hi"}, activity], tools=[ACCENT_TOOL.to_agui()], state={"k": 1})
+    run_input = make_input(
+        [{"id": "u1", "role": "user", "content": "hi"}, activity], tools=[ACCENT_TOOL.to_agui()], state={"k": 1}
+    )
     events = await collect(agent, run_input)
     assert types(events) == ["RUN_STARTED", "RUN_FINISHED"]
     headers, body = seen[0]

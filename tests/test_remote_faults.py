@@ -66,7 +66,9 @@ class Script:
 
 def ok(request: httpx.Request, text: str = "hello") -> httpx.Response:
     body = json.loads(request.content)
-    return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*a_run(body["threadId"], body["runId"], text)))
+    return httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=sse(*a_run(body["threadId"], body["runId"], text))
+    )
 
 
 def error_of(events: list) -> RunErrorEvent:
@@ -194,7 +196,9 @@ async def test_a_malformed_line_and_an_invalid_event_are_skipped_and_logged(capl
 async def test_a_stream_that_ends_without_finishing_the_run() -> None:
     def respond(request: httpx.Request, attempt: int) -> httpx.Response:
         body = json.loads(request.content)
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse(*a_run(body["threadId"], body["runId"])[:3]))
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=sse(*a_run(body["threadId"], body["runId"])[:3])
+        )
 
     error = error_of(await collect(Script(respond).agent(), make_input("hi")))
     assert "before the run finished" in error.message

@@ -170,9 +170,40 @@ async def test_a_failing_display_update_is_logged_and_the_chat_goes_on(outputs: 
     await until(lambda: chat.status == "idle")
 
 
-XSS_PAYLOADS: list[str] = json.loads((Path(__file__).resolve().parent.parent / "js" / "test" / "xss-payloads.json").read_text("utf-8"))
-SAFE_TAGS = {"details", "summary", "p", "strong", "em", "code", "pre", "a", "img", "ul", "ol", "li", "blockquote", "hr", "br", "del", "s",
-             "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td"}
+XSS_PAYLOADS: list[str] = json.loads(
+    (Path(__file__).resolve().parent.parent / "js" / "test" / "xss-payloads.json").read_text("utf-8")
+)
+SAFE_TAGS = {
+    "details",
+    "summary",
+    "p",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "a",
+    "img",
+    "ul",
+    "ol",
+    "li",
+    "blockquote",
+    "hr",
+    "br",
+    "del",
+    "s",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+}
 
 
 class _Markup(HTMLParser):
@@ -210,8 +241,12 @@ def test_no_script_payload_becomes_markup_in_the_kept_conversation(renderer: str
     one_each = [{"id": f"a{i}", "role": "assistant", "content": p} for i, p in enumerate(XSS_PAYLOADS)]
     all_in_one = {"id": "all", "role": "assistant", "content": "\n".join(XSS_PAYLOADS)}
     calls = [
-        {"id": f"t{i}", "role": "assistant", "content": "",
-         "toolCalls": [{"id": f"c{i}", "type": "function", "function": {"name": p, "arguments": p}}]}
+        {
+            "id": f"t{i}",
+            "role": "assistant",
+            "content": "",
+            "toolCalls": [{"id": f"c{i}", "type": "function", "function": {"name": p, "arguments": p}}],
+        }
         for i, p in enumerate(XSS_PAYLOADS)
     ]
     results = [{"id": f"r{i}", "role": "tool", "toolCallId": f"c{i}", "content": p} for i, p in enumerate(XSS_PAYLOADS)]

@@ -59,7 +59,9 @@ async def test_the_demo_agent_is_served_by_default_and_every_scenario_is_valid_a
     app = create_app()
     streams = []
     for text in ("help", "weather in Rome", "add buy milk", "plan a trip", "think about it", "delete my list", "fail"):
-        response, events = await post_run(create_app(DemoAgent(delay=0)), make_input(text, state={"todos": [{"text": "a", "done": False}]}))
+        response, events = await post_run(
+            create_app(DemoAgent(delay=0)), make_input(text, state={"todos": [{"text": "a", "done": False}]})
+        )
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         streams.append(events)
@@ -153,7 +155,11 @@ async def test_bad_input_gets_a_clear_422() -> None:
 
 
 async def test_cors_is_closed_unless_origins_are_given() -> None:
-    preflight = {"origin": "http://evil.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type"}
+    preflight = {
+        "origin": "http://evil.example",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "content-type",
+    }
     closed = create_app(DemoAgent(delay=0))
     opened = create_app(DemoAgent(delay=0), cors_origins=["http://app.example"])
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=closed), base_url="http://agents.test") as client:
@@ -264,10 +270,18 @@ async def test_a_disconnect_is_noticed_while_the_agent_is_quiet_on_any_asgi_serv
             first_chunk.set()
 
     scope = {
-        "type": "http", "asgi": {"version": "3.0", "spec_version": "2.4"}, "http_version": "1.1", "method": "POST",
-        "scheme": "http", "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "",
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.4"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/",
+        "raw_path": b"/",
+        "query_string": b"",
+        "root_path": "",
         "headers": [(b"content-type", b"application/json"), (b"host", b"agents.test")],
-        "client": ("127.0.0.1", 50000), "server": ("agents.test", 80),
+        "client": ("127.0.0.1", 50000),
+        "server": ("agents.test", 80),
     }
     await asyncio.wait_for(app(scope, receive, send), timeout=10)
     assert agent.started.is_set() and agent.closed.is_set()
@@ -357,7 +371,12 @@ def test_the_serve_command_runs_a_module_attribute(tmp_path: Path) -> None:
 def test_the_serve_command_explains_a_bad_target(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
     done = subprocess.run(
-        [sys.executable, "-m", "agui_widget", "serve", "nosuchmodule:agent"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "agui_widget", "serve", "nosuchmodule:agent"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode != 0
     assert "cannot import 'nosuchmodule'" in done.stderr

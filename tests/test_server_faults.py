@@ -98,9 +98,17 @@ def unencodable_state(input: RunAgentInput) -> list[BaseEvent]:
     ("script", "failed_type", "expected_types"),
     [
         # What was open on the client is closed; what the client never saw is not.
-        (custom_value_mid_message, "CUSTOM", ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_ERROR"]),
+        (
+            custom_value_mid_message,
+            "CUSTOM",
+            ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_ERROR"],
+        ),
         (unencodable_message_start, "TEXT_MESSAGE_START", ["RUN_STARTED", "RUN_ERROR"]),
-        (unencodable_tool_call_end, "TOOL_CALL_END", ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "RUN_ERROR"]),
+        (
+            unencodable_tool_call_end,
+            "TOOL_CALL_END",
+            ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "RUN_ERROR"],
+        ),
         (unencodable_state, "STATE_SNAPSHOT", ["RUN_STARTED", "RUN_ERROR"]),
     ],
 )
@@ -151,9 +159,13 @@ def run_body(text: str) -> bytes:
     return json.dumps(body(make_input(text))).encode()
 
 
-async def raw_asgi_post(app: Any, path: str, chunks: list[bytes], headers: list[tuple[bytes, bytes]]) -> tuple[int, dict[str, Any], int]:
+async def raw_asgi_post(
+    app: Any, path: str, chunks: list[bytes], headers: list[tuple[bytes, bytes]]
+) -> tuple[int, dict[str, Any], int]:
     """POST through the bare ASGI interface; returns (status, JSON body, chunks the app read)."""
-    incoming = [{"type": "http.request", "body": chunk, "more_body": index < len(chunks) - 1} for index, chunk in enumerate(chunks)]
+    incoming = [
+        {"type": "http.request", "body": chunk, "more_body": index < len(chunks) - 1} for index, chunk in enumerate(chunks)
+    ]
     read = 0
     sent: list[dict[str, Any]] = []
 
@@ -169,10 +181,18 @@ async def raw_asgi_post(app: Any, path: str, chunks: list[bytes], headers: list[
         sent.append(message)
 
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-        "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
         "headers": [(b"host", b"agents.test"), (b"content-type", b"application/json"), *headers],
-        "client": ("127.0.0.1", 50000), "server": ("agents.test", 80),
+        "client": ("127.0.0.1", 50000),
+        "server": ("agents.test", 80),
     }
     await asyncio.wait_for(app(scope, receive, send), timeout=10)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")

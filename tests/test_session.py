@@ -116,7 +116,10 @@ async def test_messages_sent_during_a_run_are_queued_not_interleaved():
     await first
     await second
     assert [(m["role"], m["content"][:6]) for m in session.messages] == [
-        ("user", "first"), ("assistant", "t0 t1 "), ("user", "second"), ("assistant", "t0 t1 "),
+        ("user", "first"),
+        ("assistant", "t0 t1 "),
+        ("user", "second"),
+        ("assistant", "t0 t1 "),
     ]
 
 

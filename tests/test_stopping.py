@@ -205,7 +205,11 @@ async def test_the_cancelled_answer_goes_right_after_the_call_even_when_text_fol
     session = Session(DemoAgent(delay=0), tools=[ACCENT_TOOL])
     session.messages = [
         {"id": "u1", "role": "user", "content": "hi"},
-        {"id": "a1", "role": "assistant", "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {
+            "id": "a1",
+            "role": "assistant",
+            "toolCalls": [{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}],
+        },
         {"id": "a2", "role": "assistant", "content": "and some text after the call"},
     ]
     session._answer_dangling_tool_calls()

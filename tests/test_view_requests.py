@@ -136,14 +136,19 @@ class ClearsAKey:
     async def run(self, input: RunAgentInput) -> AsyncIterator:
         yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
         yield StateSnapshotEvent(snapshot={"draft": "text", "items": [1, None]})
-        yield StateDeltaEvent(delta=[{"op": "replace", "path": "/draft", "value": None}, {"op": "add", "path": "/extra", "value": None}])
+        yield StateDeltaEvent(
+            delta=[{"op": "replace", "path": "/draft", "value": None}, {"op": "add", "path": "/extra", "value": None}]
+        )
         yield CustomEvent(name="cleared", value=None)
         yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
 
 
 def test_nulls_in_patches_and_custom_values_survive_the_wire() -> None:
     delta = StateDeltaEvent(delta=[{"op": "add", "path": "/a", "value": None}, {"op": "test", "path": "/a", "value": None}])
-    assert event_to_wire(delta)["delta"] == [{"op": "add", "path": "/a", "value": None}, {"op": "test", "path": "/a", "value": None}]
+    assert event_to_wire(delta)["delta"] == [
+        {"op": "add", "path": "/a", "value": None},
+        {"op": "test", "path": "/a", "value": None},
+    ]
     assert event_to_wire(CustomEvent(name="n", value=None)) == {"type": "CUSTOM", "name": "n", "value": None}
 
 

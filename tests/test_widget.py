@@ -230,7 +230,11 @@ async def test_messages_cannot_be_assigned_during_a_run_but_can_be_after():
         chat.messages = []
     await run
     chat.messages = [{"id": "u1", "role": "user", "content": "rewritten"}]
-    assert chat.of_kind("messages")[-1] == {"kind": "messages", "start": 0, "messages": [{"id": "u1", "role": "user", "content": "rewritten"}]}
+    assert chat.of_kind("messages")[-1] == {
+        "kind": "messages",
+        "start": 0,
+        "messages": [{"id": "u1", "role": "user", "content": "rewritten"}],
+    }
     with pytest.raises(traitlets.TraitError, match="AG-UI messages"):
         chat.messages = [{"role": "nobody"}]
 

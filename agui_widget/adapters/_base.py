@@ -11,9 +11,9 @@ what is open from the consumer side.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -48,11 +48,21 @@ from ag_ui.core import (
 from .._content import to_json_text
 from .._display import is_rich, rich_output
 from .._errors import describe_exception
-from .._ids import new_id
+from .._ids import new_id as new_id  # re-exported: the adapters build their ids with it
 from .._marks import DISPLAY, INTERNAL, marked, with_mark
+
+if TYPE_CHECKING:
+    from ag_ui._generated.models import JsonPatch  # the generated models' alias; ag_ui.core does not export it
 
 Emitted = BaseEvent | Iterable[BaseEvent]
 """What an adapter's ``_events`` yields: one event, or several at once."""
+
+
+def json_patch(operations: list[dict[str, Any]]) -> JsonPatch:
+    """RFC 6902 operations as plain dicts, typed as a delta event's ``delta``/``patch``: the event's
+    validation turns them into operation models."""
+    return cast("JsonPatch", operations)
+
 
 INTERNAL_STEP = marked(**{INTERNAL: True})
 """The metadata of a step that is the framework's plumbing, not progress a person follows."""
@@ -223,7 +233,7 @@ class EventStream:
 
     def tool_result(
         self, tool_call_id: str, content: Any, *, message_id: str | None = None, metadata: dict[str, Any] | None = None
-    ) -> list[BaseEvent]:
+    ) -> list[ToolCallResultEvent]:
         """A tool's result. A rich object (a figure, a DataFrame, anything IPython can display) is
         shown in the chat: its MIME bundle goes in ``metadata.agui_widget.display`` and the model
         gets a text version as ``content``. ``message_id``: the framework's own id for the result
@@ -252,7 +262,7 @@ class EventStream:
         return [StateSnapshotEvent(snapshot=state)]
 
     def state_delta(self, patch: list[dict[str, Any]]) -> list[BaseEvent]:
-        return [StateDeltaEvent(delta=patch)] if patch else []
+        return [StateDeltaEvent(delta=json_patch(patch))] if patch else []
 
     def step_started(self, name: str, *, internal: bool = False) -> list[BaseEvent]:
         """A step; ``internal`` marks the framework's own plumbing (a graph's "model" node), which
@@ -319,5 +329,5 @@ class AgentAdapter(ABC):
         return stream.run_error(exc)
 
     @abstractmethod
-    def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+    def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Emitted, None]:
         """The framework's run, as AG-UI events."""

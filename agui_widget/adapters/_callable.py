@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
 from typing import Any
 
 from ag_ui.core import RunAgentInput
@@ -30,7 +30,7 @@ class CallableAgent(AgentAdapter):
         self.fn = fn
         self.name = getattr(fn, "__name__", type(fn).__name__)
 
-    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Emitted, None]:
         messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         fn = self.fn
         if inspect.isasyncgenfunction(fn) or inspect.iscoroutinefunction(fn):

@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from ag_ui.core import (
@@ -35,7 +35,7 @@ from .._content import message_text, parse_json_text
 from .._genui import SUGGESTIONS
 from .._predict import PREDICT_STATE_EVENT
 from .._tools import FrontendTool, js_tool
-from ._base import AgentAdapter, Emitted, EventStream, new_id
+from ._base import AgentAdapter, Emitted, EventStream, json_patch, new_id
 
 ACCENT_TOOL = js_tool(
     "set_accent_color",
@@ -107,7 +107,7 @@ class DemoAgent(AgentAdapter):
     def __init__(self, delay: float = 0.03) -> None:
         self.delay = delay
 
-    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Emitted, None]:
         messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         state = input.state if isinstance(input.state, dict) else {}
         last = messages[-1] if messages else {}
@@ -241,7 +241,9 @@ class DemoAgent(AgentAdapter):
             yield chunk
 
     async def _tick(self, stream: EventStream, state: dict[str, Any], lowered: str) -> AsyncIterator[Emitted]:
-        todos = state.get("todos") if isinstance(state.get("todos"), list) else []
+        todos = state.get("todos")
+        if not isinstance(todos, list):
+            todos = []
         number = int(re.findall(r"\d+", lowered)[0])
         if not 1 <= number <= len(todos):
             async for item in self._say(stream, f"There is no item {number} on your list of {len(todos)}."):
@@ -409,7 +411,7 @@ class DemoAgent(AgentAdapter):
             await self._pause(5)
             yield ActivityDeltaEvent(
                 message_id=message_id, activity_type="progress",
-                patch=[{"op": "replace", "path": "/markdown", "value": f"Indexing: **{done}** of 3 files"}],
+                patch=json_patch([{"op": "replace", "path": "/markdown", "value": f"Indexing: **{done}** of 3 files"}]),
             )  # fmt: skip
         async for item in self._say(stream, "Indexed 3 files (an activity card showed the progress)."):
             yield item

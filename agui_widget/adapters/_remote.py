@@ -49,7 +49,7 @@ EXCERPT_CHARS = 500
 
 
 @functools.cache
-def _events_adapter() -> TypeAdapter[Any]:
+def _events_adapter() -> TypeAdapter[BaseEvent]:
     """The validator of ag_ui.core's event union, built on first use (it takes milliseconds)."""
     return TypeAdapter(Event)
 
@@ -180,7 +180,7 @@ class RemoteAgent:
         attempt = 0
         while True:
             request = client.build_request(
-                "POST", self.url, json=body, headers=headers, **({"timeout": timeout} if timeout is not None else {})
+                "POST", self.url, json=body, headers=headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout
             )
             try:
                 response = await client.send(request, stream=True)
@@ -281,7 +281,7 @@ def _parse(data: str, url: str) -> BaseEvent | None:
         log.warning("agui-widget: skipped a line from %s that is not JSON: %.200s", url, data)
         return None
     try:
-        return _events_adapter().validate_python(raw)  # type: ignore[no-any-return]
+        return _events_adapter().validate_python(raw)
     except ValidationError as exc:
         kind = raw.get("type") if isinstance(raw, dict) else type(raw).__name__
         problems = "; ".join(f"{'/'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])

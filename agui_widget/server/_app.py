@@ -130,7 +130,8 @@ def create_app(
         return JSONResponse(status_code=422, content={"detail": detail, "errors": errors})
 
     def run_response(entry: ServedAgent, run_input: RunAgentInput, request: Request) -> StreamingResponse:
-        encoder = EventEncoder(accept=request.headers.get("accept"))
+        # None is the encoder's own default; its signature says `accept: str = None`
+        encoder = EventEncoder(accept=request.headers.get("accept"))  # type: ignore[arg-type]
         consumer = consumer_for(run_input)
 
         def encode(event: BaseEvent) -> bytes:

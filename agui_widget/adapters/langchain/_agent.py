@@ -13,7 +13,7 @@ of the target's kind:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, cast
 
@@ -21,12 +21,11 @@ from ag_ui.core import RunAgentInput, RunErrorEvent
 from langchain_core.messages import BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 from langchain_core.runnables.config import merge_configs
-from langgraph.pregel import Pregel
 from langgraph.types import Checkpointer
 
 from .._base import AgentAdapter, Emitted, EventStream
 from ._chat_model_run import ChatModelRun
-from ._graph_run import GraphRun, find_middleware, with_checkpointer
+from ._graph_run import AnyGraph, GraphRun, find_middleware, with_checkpointer
 from ._kinds import Kind, classify, input_keys, starts_with_a_model
 from ._options import AGUIOptions, make_options
 from ._run import LangChainRun
@@ -55,7 +54,7 @@ class LangChainAgent(AgentAdapter):
     ``input_mapper``: for Runnables, ``(messages, state) -> input``.
     """
 
-    graph: Pregel
+    graph: AnyGraph
     """A graph target, with the checkpointer it runs with."""
     model: Runnable
     """A chat model target (a binding keeps the tools bound to it)."""
@@ -85,7 +84,7 @@ class LangChainAgent(AgentAdapter):
         self.takes_messages = True
         """Whether the target's input takes the transcript (as the input, or as its ``messages``)."""
         if kind == "graph":
-            self.graph = with_checkpointer(cast(Pregel, inner), checkpointer)
+            self.graph = with_checkpointer(cast("AnyGraph", inner), checkpointer)
             self.middleware = find_middleware(self.graph)
             self.input_keys = input_keys(self.graph)
             self.takes_messages = "messages" in self.input_keys or not self.input_keys
@@ -114,7 +113,7 @@ class LangChainAgent(AgentAdapter):
 
     # -- the adapter contract -------------------------------------------------------------------
 
-    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Emitted, None]:
         run = self._run_kind(self, input, stream)
         async with aclosing(run.events()) as events:
             async for emitted in events:

@@ -45,10 +45,10 @@ except ImportError:  # pragma: no cover
 log = logging.getLogger("agui_widget")
 T = TypeVar("T")
 
-Sink = Callable[[BaseEvent], Any] | asyncio.Queue | list
+Sink = Callable[[BaseEvent], Any] | asyncio.Queue[BaseEvent] | list[BaseEvent]
 
 
-class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[misc]
+class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):
     """LangChain callbacks → AG-UI events, delivered to ``sink`` (or kept in ``events``).
 
     ``sink``: a function of one event, an ``asyncio.Queue`` or a list; ``None`` keeps them in
@@ -221,7 +221,9 @@ class AGUICallbackHandler(BaseCallbackHandler, _StreamingBase):  # type: ignore[
                      tags: list[str] | None = None, metadata: dict[str, Any] | None = None, **kwargs: Any) -> None:  # fmt: skip
         self.on_chat_model_start(serialized, prompts, run_id=run_id, parent_run_id=parent_run_id, tags=tags, metadata=metadata)
 
-    def on_llm_new_token(self, token: str, *, chunk: Any = None, run_id: uuid.UUID, **kwargs: Any) -> None:
+    def on_llm_new_token(
+        self, token: str | list[str | dict[str, Any]], *, chunk: Any = None, run_id: uuid.UUID, **kwargs: Any
+    ) -> None:
         kind = self._runs.get(run_id)
         if kind is None or kind[0] != "model" or self._mapper is None:
             return

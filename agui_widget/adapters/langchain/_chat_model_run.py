@@ -6,8 +6,9 @@ tool call it makes is left pending for the chat to answer.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from typing import TYPE_CHECKING, cast
 
 from langchain_core.runnables import Runnable, RunnableBinding
 
@@ -16,17 +17,20 @@ from ._run import LangChainRun
 from ._steps import Steps
 from ._tool_specs import spec_name, tool_specs
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
 
 class ChatModelRun(LangChainRun):
     """One call of the model, as a "model" step (internal: a chat does not show it as progress)."""
 
-    async def events(self) -> AsyncIterator[Emitted]:
+    async def events(self) -> AsyncGenerator[Emitted, None]:
         model = self._model_with_frontend_tools()
         messages = self.prompt_messages()
         steps = Steps(self.stream, self.options.emit_steps, internal=frozenset({"model"}))
         yield steps.start("model")
         fallback = new_id("msg")
-        async with aclosing(model.astream(messages, self.run_config())) as chunks:
+        async with aclosing(model.astream(messages, self.run_config())) as chunks:  # type: ignore[type-var]  # LangChain annotates an AsyncIterator; it is an async generator
             async for chunk in chunks:
                 yield self.mapper.chunk(chunk, fallback_id=fallback)
         yield self.mapper.end_all()
@@ -52,7 +56,8 @@ class ChatModelRun(LangChainRun):
             return model
         try:
             kwargs = {k: v for k, v in (binding.kwargs.items() if binding is not None else ()) if k != "tools"}
-            rebound = base.bind_tools([*bound_tools, *specs], **kwargs)
+            # a chat model, or init_chat_model's configurable stand-in, which passes bind_tools on
+            rebound = cast("BaseChatModel", base).bind_tools([*bound_tools, *specs], **kwargs)
         except NotImplementedError:
             self.agent.warn_once(
                 "agui-widget: %s has no bind_tools; the chat's frontend tools are not offered", type(base).__name__

@@ -117,12 +117,12 @@ class MessageMapper:
         for block in blocks:
             kind = block.get("type")
             if kind == "reasoning":
-                text = block.get("reasoning") or ""
-                if text:
+                text = block.get("reasoning")
+                if isinstance(text, str) and text:
                     events += self.stream.reasoning(text)
             elif kind == "text":
-                text = block.get("text") or ""
-                if text:
+                text = block.get("text")
+                if isinstance(text, str) and text:
                     events += self.stream.text(text, message_id=message_id)
         return events
 

@@ -8,7 +8,7 @@ answers an interrupt resumes the graph with ``Command(resume=...)``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.pregel import Pregel
-from langgraph.types import Command, StreamMode
+from langgraph.types import Checkpointer, Command, StreamMode
 from langgraph.types import Interrupt as LangGraphInterrupt
 
 from .._base import Emitted, EventStream, new_id
@@ -37,6 +37,9 @@ if TYPE_CHECKING:
     from ._middleware import AGUIMiddleware
 
 STREAM_MODES: list[StreamMode] = ["messages", "updates", "values", "custom", "tasks"]
+
+AnyGraph = Pregel[Any, Any, Any, Any]
+"""A compiled graph of any state, context and input (a bare ``Pregel`` is typed as taking no context)."""
 
 CREATE_AGENT_NODES = frozenset({"model", "tools"})
 """``create_agent``'s own nodes: steps a chat does not show as progress (a graph of one's own
@@ -59,7 +62,7 @@ class GraphRun(LangChainRun):
         self.interrupt_calls: dict[str, str] = {}  # an interrupt's id -> the tool call that asked
         self.interrupts: dict[str, LangGraphInterrupt] = {}
 
-    async def events(self) -> AsyncIterator[Emitted]:
+    async def events(self) -> AsyncGenerator[Emitted, None]:
         config = self.run_config(thread_id=self.options.resolve_thread_id(self.input))
         if self.input.tools and self.agent.middleware is None and is_create_agent(self.graph):
             self.agent.warn_once(
@@ -69,7 +72,7 @@ class GraphRun(LangChainRun):
         graph_input = await (self._resume_command(config) if self.input.resume else self._graph_input(config))
         self.state = StateTracker(self.stream, self.options.emit_state, self.input.state, self.shared)
         source = self.graph.astream(graph_input, config, context=self.agent.context, stream_mode=STREAM_MODES, subgraphs=True)
-        async with aclosing(source) as items:
+        async with aclosing(source) as items:  # type: ignore[type-var]  # LangGraph annotates an AsyncIterator; it is an async generator
             async for namespace, mode, payload in items:
                 yield self._item(mode, payload, root=not namespace)
         yield self.mapper.end_all()
@@ -78,7 +81,7 @@ class GraphRun(LangChainRun):
 
     # -- the stream ------------------------------------------------------------------------------
 
-    def _item(self, mode: StreamMode, payload: Any, *, root: bool) -> list[BaseEvent]:
+    def _item(self, mode: str, payload: Any, *, root: bool) -> list[BaseEvent]:
         """One item of the graph's stream; only the root graph's tasks and state are followed."""
         if mode == "messages":
             message, _metadata = payload
@@ -110,7 +113,8 @@ class GraphRun(LangChainRun):
                 self.task_calls[task.get("id", "")] = call_id
             return self.steps.start(name) if is_step else []
         call_id = self.task_calls.pop(task.get("id", ""), None)
-        for item in task.get("interrupts") or ():
+        interrupts = task.get("interrupts")
+        for item in interrupts if isinstance(interrupts, list) else ():
             interrupt_id = item.get("id") if isinstance(item, dict) else getattr(item, "id", None)
             if call_id and interrupt_id:
                 self.interrupt_calls[interrupt_id] = call_id
@@ -119,7 +123,9 @@ class GraphRun(LangChainRun):
 
     def _report_interrupts(self) -> None:
         """The interrupts the graph stopped at, each tied to the tool call it concerns."""
-        messages = self.values.get("messages") if isinstance(self.values.get("messages"), list) else []
+        messages = self.values.get("messages")
+        if not isinstance(messages, list):
+            messages = []
         for interrupt_id, item in self.interrupts.items():
             asked_by = self.interrupt_calls.get(interrupt_id) or hitl_tool_call_id(getattr(item, "value", item), messages)
             report_interrupt(self.stream, item, interrupt_id=interrupt_id, tool_call_id=asked_by)
@@ -182,7 +188,7 @@ class GraphRun(LangChainRun):
 # -- setting a graph up ----------------------------------------------------------------------------
 
 
-def with_checkpointer(graph: Pregel, checkpointer: BaseCheckpointSaver | None) -> Pregel:
+def with_checkpointer(graph: AnyGraph, checkpointer: Checkpointer) -> AnyGraph:
     """The graph with ``checkpointer``, or, when it has none, an in-memory one (interrupts need
     one), on a copy: the user's graph is not changed. ``checkpointer=False`` at compile stays."""
     if checkpointer is not None:

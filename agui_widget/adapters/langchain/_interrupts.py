@@ -58,7 +58,9 @@ def interrupt_fields(value: object) -> InterruptFields:
         message = next(
             (value[k] for k in ("message", "question", "description", "prompt") if isinstance(value.get(k), str)), None
         )
-        reason = value.get("reason") if isinstance(value.get("reason"), str) else "input"
+        reason = value.get("reason")
+        if not isinstance(reason, str):
+            reason = "input"
         fields: InterruptFields = {"reason": reason, "message": message or to_json_text(json_safe(value))}
         if isinstance(value.get("tool_call_id"), str):
             fields["tool_call_id"] = value["tool_call_id"]

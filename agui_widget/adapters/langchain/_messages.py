@@ -32,7 +32,7 @@ CANCELLED_CALL = CANCELLED_TOOL_RESULT
 Convertible = agui.UserMessage | agui.AssistantMessage | agui.ToolMessage | agui.SystemMessage | agui.DeveloperMessage
 """The AG-UI messages a model sees; reasoning and activity messages are the UI's own."""
 
-LangChainContent = str | list[dict[str, Any]]
+LangChainContent = str | list[str | dict[str, Any]]
 """A string, or LangChain's standard content blocks."""
 
 
@@ -119,7 +119,7 @@ def _langchain_content(content: str | Sequence[BaseModel | dict[str, Any]] | Non
         blocks.append(block)
     if all(block.get("type") == "text" for block in blocks):
         return "".join(block["text"] for block in blocks)
-    return blocks
+    return list(blocks)  # as LangChain's content list, which may also hold strings
 
 
 def new_messages_for(checkpoint: Sequence[BaseMessage], transcript: Sequence[BaseMessage]) -> list[BaseMessage]:

@@ -31,6 +31,7 @@ from langchain.agents.middleware import (
     ModelResponse,
     hook_config,
 )
+from langchain_core.callbacks import BaseCallbackManager
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 from langchain_core.messages.tool import ToolOutputMixin
 from langchain_core.tools import BaseTool, StructuredTool
@@ -232,7 +233,7 @@ def _emit_state(state: Any, phase: str, options: AGUIOptions) -> None:
     except Exception:  # pragma: no cover
         return
     callbacks = config.get("callbacks")
-    handlers = getattr(callbacks, "handlers", callbacks) or ()
+    handlers = callbacks.handlers if isinstance(callbacks, BaseCallbackManager) else callbacks or ()
     from ._callbacks import AGUICallbackHandler
 
     for handler in handlers:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from ag_ui.core import RunAgentInput
@@ -36,7 +36,7 @@ class LangChainRun(ABC):
         self.mapper = MessageMapper(stream, agent.options)
 
     @abstractmethod
-    def events(self) -> AsyncIterator[Emitted]:
+    def events(self) -> AsyncGenerator[Emitted, None]:
         """The run's events, in order (lists of events, as the adapter base takes them)."""
 
     def run_config(self, **configurable: object) -> RunnableConfig:

@@ -10,7 +10,7 @@ none, what the Runnable itself streams (strings, message chunks) or returns.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -46,9 +46,9 @@ class RunnableRun(LangChainRun):
         self.root_streamed = False
         self.output: object = None
 
-    async def events(self) -> AsyncIterator[Emitted]:
+    async def events(self) -> AsyncGenerator[Emitted, None]:
         source = self.runnable.astream_events(self._runnable_input(), self.run_config(), version="v2")
-        async with aclosing(source) as stream_events:
+        async with aclosing(source) as stream_events:  # type: ignore[type-var]  # LangChain annotates an AsyncIterator; it is an async generator
             async for event in stream_events:
                 yield self._event(event)
         if not self.models and not self.root_streamed:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any, Literal
 
 from ag_ui.core import RunAgentInput
@@ -84,7 +84,7 @@ class LangroidAgent(AgentAdapter):
     def __repr__(self) -> str:
         return f"<LangroidAgent {self.name!r} threads={len(self._threads)}>"
 
-    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Emitted]:
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Emitted, None]:
         if self.task is not None:
             # A Task runs as Langroid runs it (its loop, sub-tasks and done conditions); its agents
             # start every run from the transcript, so the threads share it, in turns.
@@ -108,7 +108,7 @@ class LangroidAgent(AgentAdapter):
         """The Langroid agent that runs ``thread_id`` (its ``message_history`` is the last model call's;
         for a Task, its main agent)."""
         agent = self._threads.get(thread_id)
-        return agent.agent if agent is not None and agent is self.task else agent
+        return agent.agent if self.task is not None and agent is self.task else agent
 
     @property
     def threads(self) -> list[str]:

@@ -209,6 +209,7 @@ class AgentRun:
         shown = driver.result_event(call, call.tool, value, text, handled)
         yield [shown]
         if handled:
+            assert isinstance(shown.content, str)  # EventStream.tool_result writes text
             await run.state_from_result(call, value, shown.content, shown.message_id)
             events = run.drain()
             if events:

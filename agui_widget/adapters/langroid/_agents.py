@@ -95,8 +95,8 @@ def clone_agent(agent: ChatAgent, index: int) -> ChatAgent:
         new._get_tool_list(tool_class)  # creates the handlers the copy lacks, bound to the copy
     new.system_message = agent.system_message
     new.user_message = agent.user_message
-    if agent.llm is not None and type(new.llm) is not type(agent.llm):
-        new.llm = type(agent.llm)(new.config.llm)  # type: ignore[call-arg]
+    if agent.llm is not None and new.config.llm is not None and type(new.llm) is not type(agent.llm):
+        new.llm = type(agent.llm)(new.config.llm)
     return new
 
 

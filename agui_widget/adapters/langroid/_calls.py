@@ -173,6 +173,6 @@ def rich_result(
     if not event.metadata:
         return None
     limit = getattr(tool, "_max_result_tokens", None)
-    if limit is not None:
+    if limit is not None and isinstance(event.content, str):  # always text from EventStream.tool_result
         event = event.model_copy(update={"content": agent._maybe_truncate_result(event.content, limit)})
-    return event  # type: ignore[no-any-return]
+    return event

@@ -259,4 +259,4 @@ class AgentDriver:
         if shown is not None:
             return shown
         [event] = stream.tool_result(call.id, text)
-        return event  # type: ignore[return-value]
+        return event

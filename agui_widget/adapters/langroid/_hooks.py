@@ -26,7 +26,9 @@ from ag_ui.core import (
     StateSnapshotEvent,
 )
 
-StateUpdate = Union[None, Mapping[str, Any], list, BaseEvent]
+from .._base import json_patch
+
+StateUpdate = Union[None, Mapping[str, Any], list[dict[str, Any]], BaseEvent]
 """What a state hook returns. ``None``: no change. A mapping: top-level keys to set (merged into the
 state). A list: RFC 6902 JSON Patch operations. A ``StateSnapshotEvent`` (replace the whole state) or
 a ``StateDeltaEvent``: used as it is."""
@@ -129,7 +131,7 @@ class RunState:
             if not patch:
                 return
             self.value = new
-            self._sink([StateDeltaEvent(delta=patch)])
+            self._sink([StateDeltaEvent(delta=json_patch(patch))])
         else:
             self.value = new
             self._sink([StateSnapshotEvent(snapshot=new)])
@@ -143,7 +145,7 @@ class RunState:
         if not operations:
             return
         self.value = jsonpatch.apply_patch(self.value, operations, in_place=False)
-        self._sink([StateDeltaEvent(delta=operations)])
+        self._sink([StateDeltaEvent(delta=json_patch(operations))])
 
     def apply(self, update: StateUpdate) -> None:
         """Apply what a hook returned (see :data:`StateUpdate`)."""

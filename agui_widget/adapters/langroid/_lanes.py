@@ -53,7 +53,7 @@ def tag(event: BaseEvent, lane: str | None) -> BaseEvent:
     return event.model_copy(update={"subagent_run_id": lane})
 
 
-class LaneOutbox(asyncio.Queue):  # type: ignore[type-arg]
+class LaneOutbox(asyncio.Queue[Any]):
     """The run's event queue: events put from inside a sub-task carry its ``subagentRunId``."""
 
     def put_nowait(self, item: Any) -> None:

@@ -63,7 +63,7 @@ def acquire() -> None:
     with _lock:
         if _proxy_users == 0 and not isinstance(sys.stdout, MutingStream):
             _proxy = MutingStream(sys.stdout)
-            sys.stdout = _proxy  # type: ignore[assignment]
+            sys.stdout = _proxy
         _proxy_users += 1
 
 

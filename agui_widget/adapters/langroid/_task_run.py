@@ -28,7 +28,7 @@ import contextlib
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,9 +126,9 @@ class TaskRun:
 
     # -- plumbing --------------------------------------------------------------------------
 
-    def _emit(self, events: list[BaseEvent]) -> None:
+    def _emit(self, events: Sequence[BaseEvent]) -> None:
         if events:
-            self.outbox.put_nowait(events)
+            self.outbox.put_nowait(list(events))  # a list: the outbox tags a sub-task's lists
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -308,7 +308,7 @@ class TaskRun:
                     if entry.agent is agent and not entry.call.frontend and entry.lane == current_lane():
                         del self.open[call_id]
                         self._emit(self.stream.tool_result(call_id, text))
-            return result  # type: ignore[no-any-return]
+            return result
 
         return respond
 
@@ -350,6 +350,7 @@ class TaskRun:
                 text = NO_RESULT
             shown = driver.result_event(call, tool, answer.content_any if answer is not None else None, text, handled)
             if shown.metadata:  # shown as a bundle: Langroid would hand ``str(obj)`` on to the model
+                assert isinstance(shown.content, str)  # EventStream.tool_result writes text
                 text = result.content = shown.content
             self._emit([shown])
             if handled:

@@ -214,7 +214,7 @@ class ScriptedLM(MockLM):
         oai_calls: list[OpenAIToolCall] | None = None
         function_call: LLMFunctionCall | None = None
         if calls and mode == "json":
-            written = "\n".join(json.dumps({"request": c.function.name, **c.function.arguments}) for c in calls)  # type: ignore[union-attr]
+            written = "\n".join(json.dumps({"request": c.name, **dict(c.args)}) for c in reply.tool_calls)
             text = f"{text}\n{written}" if text else written
             pieces += [(StreamEventType.TEXT, w) for w in _words(text, json_size=size)]
         else:
@@ -256,10 +256,11 @@ class ScriptedLM(MockLM):
         response, pieces = self.respond(messages, tools, functions)
         if self.config.first_token_delay:
             await asyncio.sleep(self.config.first_token_delay)
-        if self.get_stream():
+        streamer = self.config.streamer_async
+        if self.get_stream() and streamer is not None:
             for kind, token in pieces:
                 await asyncio.sleep(self.config.delay)
-                await self.config.streamer_async(token, kind)
+                await streamer(token, kind)
         return response
 
     def chat(
@@ -275,11 +276,12 @@ class ScriptedLM(MockLM):
         response, pieces = self.respond(messages, tools, functions)
         if self.config.first_token_delay:
             time.sleep(self.config.first_token_delay)
-        if self.get_stream():
+        streamer = self.config.streamer
+        if self.get_stream() and streamer is not None:
             for kind, token in pieces:
                 if self.config.delay:
                     time.sleep(self.config.delay)
-                self.config.streamer(token, kind)
+                streamer(token, kind)  # type: ignore[call-arg]  # Langroid annotates one argument, yet passes (token, kind) itself
         return response
 
     async def agenerate(self, prompt: str, max_tokens: int = 200) -> LLMResponse:

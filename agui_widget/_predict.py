@@ -26,7 +26,8 @@ class PredictRule:
     tool: str
     tool_argument: str | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
+        """The rule as Python code writes it (``chat.predict_state``); the views get it camelCase."""
         rule: dict[str, Any] = {"state_key": self.state_key, "tool": self.tool}
         if self.tool_argument is not None:
             rule["tool_argument"] = self.tool_argument

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ag_ui.core import BaseEvent, EventType, Interrupt
 
+from . import _wire
 from ._eventlog import EventLog
 from ._ids import new_id
 
@@ -61,7 +63,7 @@ class Run:
                 texts.setdefault(event.message_id, []).append(event.delta)  # type: ignore[attr-defined]
         return "\n\n".join("".join(parts) for parts in texts.values())
 
-    def __await__(self):  # type: ignore[no-untyped-def]
+    def __await__(self) -> Generator[Any, None, Run]:
         return asyncio.shield(self._future).__await__()
 
     def _finish(self, status: RunStatus) -> None:
@@ -96,24 +98,25 @@ class Pending:
             return self.args_text
 
     def to_wire(self) -> dict[str, Any]:
+        """The entry of the ``pending`` trait (declared in _wire)."""
         if self.kind == "tool":
-            return {
-                "kind": "tool",
-                "toolCallId": self.id,
-                "name": self.name,
-                "args": self.args,
-                "argsText": self.args_text,
-                "claimedBy": self.claimed_by,
-            }
+            return _wire.PendingTool(
+                kind="tool",
+                tool_call_id=self.id,
+                name=self.name or "",
+                args=self.args,
+                args_text=self.args_text,
+                claimed_by=self.claimed_by,
+            ).model_dump(by_alias=True)
         item = self.interrupt
         assert item is not None
-        return {
-            "kind": "interrupt",
-            "interruptId": self.id,
-            "reason": item.reason,
-            "message": item.message,
-            "toolCallId": item.tool_call_id,
-            "name": self.name,
-            "args": self.args if self.args_text else None,
-            "responseSchema": item.response_schema,
-        }
+        return _wire.PendingInterrupt(
+            kind="interrupt",
+            interrupt_id=self.id,
+            reason=item.reason,
+            message=item.message,
+            tool_call_id=item.tool_call_id,
+            name=self.name,
+            args=self.args if self.args_text else None,
+            response_schema=item.response_schema,
+        ).model_dump(by_alias=True)

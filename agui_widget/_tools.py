@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from ag_ui.core import Tool
 
+from . import _wire
+
 ToolUI = Literal["handler", "confirm", "ask", "form", "manual"]
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
@@ -47,13 +49,13 @@ class FrontendTool:
 
     def spec(self) -> dict[str, Any]:
         """The tool as the view sees it (the ``frontend_tools`` trait)."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "parameters": dict(self.parameters),
-            "ui": self.ui,
-            "handler": self.handler,
-        }
+        return _wire.ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=dict(self.parameters),
+            ui=self.ui,
+            handler=self.handler,
+        ).model_dump(by_alias=True)
 
 
 def js_tool(name: str, description: str, parameters: Mapping[str, Any], handler: str) -> FrontendTool:

@@ -16,7 +16,7 @@ import os
 import pathlib
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import anywidget
@@ -33,7 +33,8 @@ from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._hooks import Guard, Hook, Hooks
 from ._predict import coerce_rules
-from ._session import AlreadyAnswered, Pending, Run, Session, SessionListener, normalize_messages
+from ._run import Pending, Run
+from ._session import AlreadyAnswered, Session, SessionListener, normalize_messages
 from ._store import ThreadStore
 from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
@@ -70,15 +71,23 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     status = traitlets.Unicode("idle", help="idle | running | waiting | error").tag(sync=True)
     thread_id = traitlets.Unicode("").tag(sync=True)
     run_id = traitlets.Unicode("", help="the active run's id, or ''").tag(sync=True)
-    pending = traitlets.List(help="frontend tool calls and interrupts waiting for an answer").tag(sync=True)
-    queued = traitlets.List(help="user messages waiting for the active run to end").tag(sync=True)
-    frontend_tools = traitlets.List(help="the tools the UI executes or the user answers").tag(sync=True)
+    pending: traitlets.List[dict[str, Any]] = traitlets.List(help="frontend tool calls and interrupts waiting for an answer").tag(
+        sync=True
+    )
+    queued: traitlets.List[dict[str, Any]] = traitlets.List(help="user messages waiting for the active run to end").tag(sync=True)
+    frontend_tools: traitlets.List[dict[str, Any]] = traitlets.List(help="the tools the UI executes or the user answers").tag(
+        sync=True
+    )
     error = traitlets.Unicode("", help="the last run's error message").tag(sync=True)
     agent_names = traitlets.List(traitlets.Unicode(), help="the agents to pick from ([] for one agent)").tag(sync=True)
     agent_name = traitlets.Unicode("", help="the active agent's name ('' for one agent)").tag(sync=True)
-    suggestions = traitlets.List(help="prompts shown as chips: strings or {'title', 'message'} dicts").tag(sync=True)
+    suggestions: traitlets.List[dict[str, str]] = traitlets.List(
+        help="prompts shown as chips: strings or {'title', 'message'} dicts"
+    ).tag(sync=True)
     suggestions_after = traitlets.Unicode("", help="the message agent suggestions follow; '' for starters").tag(sync=True)
-    predict_state = traitlets.List(help="state keys that follow streamed tool arguments").tag(sync=True)
+    predict_state: traitlets.List[dict[str, Any]] = traitlets.List(help="state keys that follow streamed tool arguments").tag(
+        sync=True, to_json=lambda rules, _widget: _wire.predict_rules_to_wire(rules)
+    )
     height = traitlets.Unicode(
         "", help="the chat's height as a CSS length ('' for the default); the view's resize handle changes it there"
     ).tag(sync=True)
@@ -86,7 +95,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         help="the display id of the output that keeps the conversation in the notebook (views hide it)"
     ).tag(sync=True)
 
-    messages = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
+    messages: traitlets.List[dict[str, Any]] = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
 
     def __init__(
@@ -153,7 +162,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             agent_names=list(self._threads.agents),
             agent_name=self._threads.agent_name or "",
             suggestions=normalize_suggestions(suggestions),
-            predict_state=[rule.to_wire() for rule in predict_rules],
+            predict_state=[rule.as_dict() for rule in predict_rules],
             saved_output_id=f"agui-transcript-{uuid.uuid4().hex}",
             height=css_length(height),
             **kwargs,
@@ -255,7 +264,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             IPython.display.display(data, metadata=metadata, raw=True)
         self._saved.display()
 
-    def send(self, content: str | list[dict[str, Any]]) -> Run:  # type: ignore[override]
+    def send(self, content: str | list[dict[str, Any]]) -> Run:
         """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
 
         ``content`` is text, or AG-UI content parts (``{"type": "text", "text": ...}``,
@@ -381,7 +390,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         except (TypeError, ValueError) as exc:
             raise traitlets.TraitError(str(exc)) from None
         self._genui.set_predict_rules(rules)
-        return [rule.to_wire() for rule in rules]
+        return [rule.as_dict() for rule in rules]
 
     # -- traitlets <-> session ----------------------------------------------------------------
 
@@ -555,37 +564,69 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self.send_state(key=names)
 
     def _handle(self, request: _wire.Request) -> None:
+        _ROUTES[type(request)](self, request)
+
+    # One method per request kind; _ROUTES below maps each declaration to its handler.
+
+    def _on_hello(self, request: _wire.Hello) -> None:
+        self._transport.flush()
         session = self._session
-        if isinstance(request, _wire.Hello):
-            self._transport.flush()
-            tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
-            self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
-            self._genui.hello()
-        elif isinstance(request, _wire.Send):
-            session.send(request.text)
-        elif isinstance(request, _wire.Stop):
-            session.stop()
-        elif isinstance(request, _wire.ToolResult):
-            session.respond(request.tool_call_id, request.result)
-        elif isinstance(request, _wire.Claim):
-            session.claim(request.tool_call_id, request.view_id, take_over=request.take_over)
-        elif isinstance(request, _wire.Resume):
-            session.resume(request.interrupt_id, request.payload, request.status)
-        elif isinstance(request, _wire.StateEdit):
-            session.apply_state_patch([op.model_dump(by_alias=True) for op in request.patch])
-        elif isinstance(request, _wire.Clear):
-            session.clear()
-        elif isinstance(request, _wire.Regenerate):
-            self.regenerate()
-        elif isinstance(request, _wire.Edit):
-            self.edit(request.message_id, request.text)
-        elif isinstance(request, _wire.SelectAgent):
-            self.select_agent(request.name)
-        elif isinstance(request, _wire.Asset):
-            self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
+        tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
+        self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
+        self._genui.hello()
+
+    def _on_send(self, request: _wire.Send) -> None:
+        self._session.send(request.text)
+
+    def _on_stop(self, request: _wire.Stop) -> None:
+        self._session.stop()
+
+    def _on_tool_result(self, request: _wire.ToolResult) -> None:
+        self._session.respond(request.tool_call_id, request.result)
+
+    def _on_claim(self, request: _wire.Claim) -> None:
+        self._session.claim(request.tool_call_id, request.view_id, take_over=request.take_over)
+
+    def _on_resume(self, request: _wire.Resume) -> None:
+        self._session.resume(request.interrupt_id, request.payload, request.status)
+
+    def _on_state_edit(self, request: _wire.StateEdit) -> None:
+        self._session.apply_state_patch([op.model_dump(by_alias=True) for op in request.patch])
+
+    def _on_clear(self, request: _wire.Clear) -> None:
+        self._session.clear()
+
+    def _on_regenerate(self, request: _wire.Regenerate) -> None:
+        self.regenerate()
+
+    def _on_edit(self, request: _wire.Edit) -> None:
+        self.edit(request.message_id, request.text)
+
+    def _on_select_agent(self, request: _wire.SelectAgent) -> None:
+        self.select_agent(request.name)
+
+    def _on_asset(self, request: _wire.Asset) -> None:
+        self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
+
+
+_ROUTES: dict[type[Any], Callable[[AgentChat, Any], None]] = {
+    _wire.Hello: AgentChat._on_hello,
+    _wire.Send: AgentChat._on_send,
+    _wire.Stop: AgentChat._on_stop,
+    _wire.ToolResult: AgentChat._on_tool_result,
+    _wire.Claim: AgentChat._on_claim,
+    _wire.Resume: AgentChat._on_resume,
+    _wire.StateEdit: AgentChat._on_state_edit,
+    _wire.Clear: AgentChat._on_clear,
+    _wire.Regenerate: AgentChat._on_regenerate,
+    _wire.Edit: AgentChat._on_edit,
+    _wire.SelectAgent: AgentChat._on_select_agent,
+    _wire.Asset: AgentChat._on_asset,
+}
+"""Each request a view may send, and the method that carries it out (tests hold it to _wire.Request)."""
 
 
 _CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)")

@@ -268,9 +268,7 @@ async def test_a_view_comm_closed_mid_run_does_not_disturb_the_run(kernel: FakeF
         await connect_view(fe, comm, "closing-view")
         mark = fe.mark()
         await fe.execute(f"run = chat.send({PROMPT!r})")
-        await fe.wait_for(
-            lambda: any(e.get("type") == "TEXT_MESSAGE_CONTENT" for e in comm.events()), 10, "the first tokens"
-        )
+        await fe.wait_for(lambda: any(e.get("type") == "TEXT_MESSAGE_CONTENT" for e in comm.events()), 10, "the first tokens")
         fe.close_comm(comm)
         outcome = await fe.evaluate("await fa.run_outcome(chat, run, 15)", timeout=60)
         problems = []
@@ -359,7 +357,9 @@ def random_request(rng: random.Random) -> Any:
             "interruptId": f"interrupt-{rng.randint(0, 9)}",
             "status": rng.choice(["resolved", "cancelled"]),
             "payload": random_value(rng),
-            "patch": [{"op": rng.choice(["add", "replace", "remove"]), "path": f"/k{rng.randint(0, 3)}", "value": random_value(rng)}],
+            "patch": [
+                {"op": rng.choice(["add", "replace", "remove"]), "path": f"/k{rng.randint(0, 3)}", "value": random_value(rng)}
+            ],
             "messageId": f"user-{rng.randint(0, 9)}",
             "name": rng.choice(["vega", "default", "nobody"]),
         }
@@ -491,8 +491,7 @@ async def deep_tool_result(fe: FakeFrontEnd) -> list[str]:
         await fe.execute("pass")
     elif answers != 1:
         problems.append(
-            f"the call is no longer pending (chat.pending_tool_calls: {still_pending}) "
-            f"but {answers} tool messages answer it"
+            f"the call is no longer pending (chat.pending_tool_calls: {still_pending}) but {answers} tool messages answer it"
         )
     outcome = await fe.evaluate("await fa.run_outcome(chat, run, 10)", timeout=30)
     if outcome["status"] != "finished":
@@ -517,6 +516,7 @@ async def trait_writes(fe: FakeFrontEnd) -> list[str]:
     problems = []
     for name in names:
         before = await fe.evaluate(f"chat.{name}")
+        sent = await fe.evaluate(f"chat.get_state({name!r})[{name!r}]")  # as views get it (camelCase payloads)
         for foreign in KERNEL_OWNED_TRAITS[name]:
             mark, updates = fe.mark(), len(comm.updates)
             fe.send_update(comm, {name: foreign})
@@ -526,9 +526,9 @@ async def trait_writes(fe: FakeFrontEnd) -> list[str]:
             if after != before:
                 problems.append(f"a view's {write} changed the kernel's value from {before!r} to {after!r}")
             told = [u[name] for u in comm.updates[updates:] if name in u]
-            if before not in told or comm.state.get(name) != before:
+            if sent not in told or comm.state.get(name) != sent:
                 problems.append(
-                    f"after a view's {write}, the view was not told the kernel's value {before!r} "
+                    f"after a view's {write}, the view was not told the kernel's value {sent!r} "
                     f"(updates it got for {name}: {told})"
                 )
             problems += [f"{write}: the kernel printed a traceback: {_short(p)}" for p in fe.problems(mark)]

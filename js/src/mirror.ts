@@ -301,7 +301,7 @@ export class Mirror {
           break;
         case "check":
           if (!this._ready) return;
-          this.check(msg.count, msg.start, msg.tail, msg.state);
+          this.check(msg.count, msg.start, msg.tail, msg.state ?? undefined);
           break;
         case "render":
           if (!this._ready) return;
@@ -612,7 +612,7 @@ export class Mirror {
   }
 
   /**
-   * Predictive state: while a predicted tool's arguments stream, `state[state_key]` follows the
+   * Predictive state: while a predicted tool's arguments stream, `state[stateKey]` follows the
    * (partial) argument. The kernel applies the same rule to the same events (agui_widget/_predict.py).
    */
   private predictState(toolCallId: string): void {
@@ -627,11 +627,11 @@ export class Mirror {
     let changed = false;
     for (const rule of rules) {
       let value: unknown;
-      if (rule.tool_argument === undefined) value = args;
-      else if (isRecord(args) && rule.tool_argument in args) value = args[rule.tool_argument];
+      if (rule.toolArgument === null) value = args;
+      else if (isRecord(args) && rule.toolArgument in args) value = args[rule.toolArgument];
       else continue;
-      if (value === undefined || value === null || sameJson((this._state as Loose)[rule.state_key], value)) continue;
-      changes[rule.state_key] = value;
+      if (value === undefined || value === null || sameJson((this._state as Loose)[rule.stateKey], value)) continue;
+      changes[rule.stateKey] = value;
       changed = true;
     }
     if (changed) {

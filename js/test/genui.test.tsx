@@ -256,7 +256,7 @@ describe("predictive state in the mirror", () => {
 
   it("follows the streamed argument with the chat's rules", () => {
     const mirror = readyMirror([], { title: "T" });
-    mirror.setPredictRules([{ state_key: "document", tool: "write_document", tool_argument: "document" }]);
+    mirror.setPredictRules([{ stateKey: "document", tool: "write_document", toolArgument: "document" }]);
     const seen: unknown[] = [];
     mirror.subscribe("state", () => seen.push((mirror.state as Record<string, unknown>).document));
     for (const e of argsEvents(['{"docu', 'ment": "Hel', "lo wor", 'ld"}'])) mirror.handle(events(e));
@@ -274,7 +274,7 @@ describe("predictive state in the mirror", () => {
   });
 
   it("takes the chat's rules from the predict_state trait, as they change", () => {
-    const model = new FakeModel({ predict_state: [{ state_key: "doc", tool: "write_document", tool_argument: "text" }] });
+    const model = new FakeModel({ predict_state: [{ stateKey: "doc", tool: "write_document", toolArgument: "text" }] });
     const conn = new Connection(model);
     model.kernel({ kind: "snapshot", viewId: conn.viewId, messages: [], state: {}, events: [] });
     model.kernel(events(ev.runStarted(), ev.toolStart("c1", "write_document"), ev.toolArgs("c1", '{"text": "Hi')));

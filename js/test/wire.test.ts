@@ -124,9 +124,9 @@ describe("trait guards", () => {
     assert.equal(pending[1]?.kind, "interrupt");
   });
 
-  it("fills in what a pending entry may omit", () => {
+  it("fills in what a pending entry may omit with its declared default", () => {
     const [tool] = parsePending([{ kind: "tool", toolCallId: "c", name: "f", args: { a: 1 } }]);
-    assert.equal(tool?.kind === "tool" && tool.argsText, '{"a":1}');
+    assert.deepEqual(tool, { kind: "tool", toolCallId: "c", name: "f", args: { a: 1 }, argsText: "", claimedBy: null });
     const [interrupt] = parsePending([{ kind: "interrupt", interruptId: "i" }]);
     assert.deepEqual(interrupt, {
       kind: "interrupt",
@@ -140,13 +140,21 @@ describe("trait guards", () => {
     });
   });
 
-  it("parses tool specs; an unknown ui becomes manual", () => {
-    const specs = parseToolSpecs([
+  it("parses tool specs: what is missing is the declared default, an unknown ui is refused", () => {
+    let specs: ReturnType<typeof parseToolSpecs> = [];
+    const warnings = captureWarnings(() => {
+      specs = parseToolSpecs([
+        { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1" },
+        { name: "plain" },
+        { name: "odd", ui: "hologram" },
+      ]);
+    });
+    assert.deepEqual(specs, [
       { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1" },
-      { name: "odd", ui: "hologram" },
+      { name: "plain", description: "", parameters: {}, ui: "manual", handler: null },
     ]);
-    assert.deepEqual(specs[0], { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1" });
-    assert.deepEqual(specs[1], { name: "odd", description: "", parameters: {}, ui: "manual", handler: null });
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]), /frontend_tools/);
   });
 
   it("parses queued messages and text traits", () => {

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..._content import to_json_text
 from ..._display import bundle_text, rich_output
+from ..._marks import DISPLAY, TRUNCATED, marked, with_mark
 from ._values import json_safe, langchain_content_text
 
 Metadata = dict[str, Any]
@@ -26,7 +27,7 @@ def shown_result(content: object, artifact: object, limit: int | None) -> tuple[
             content = bundle_text(bundle)
     text, metadata = ui_payload(tool_output_text(content), limit)
     if bundle is not None:
-        metadata = {"agui_widget": {**(metadata or {}).get("agui_widget", {}), "display": bundle}}
+        metadata = with_mark(metadata, DISPLAY, bundle)
     return text, metadata
 
 
@@ -39,7 +40,7 @@ def ui_payload(text: str, limit: int | None) -> tuple[str, Metadata | None]:
         f"\n\n[… {cut:,} of {len(text):,} characters not shown here. "
         "The agent received the whole result; only this view is shortened.]"
     )
-    return text[:limit] + note, {"agui_widget": {"truncated": {"shown": limit, "total": len(text), "cut": cut}}}
+    return text[:limit] + note, marked(**{TRUNCATED: {"shown": limit, "total": len(text), "cut": cut}})
 
 
 def rich_display(value: object) -> dict[str, Any] | None:

@@ -22,11 +22,13 @@ js/node_modules/.installed: js/package.json js/package-lock.json
 	cd js && npm ci --no-audit --no-fund
 	touch $@
 
-# Debian's chromium drives the browser tests (never a downloaded browser build).
+# Debian's chromium drives the browser tests (never a downloaded browser build); DejaVu's math
+# font is what they expect display math to be set in (a browser without a math font cramps it).
+BROWSER_PACKAGES := chromium fonts-dejavu-extra
 browser-deps:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
-	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; fi; }
+	@{ command -v chromium >/dev/null 2>&1 && dpkg -s fonts-dejavu-extra >/dev/null 2>&1; } || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; fi; }
 
 demo: setup
 	cd js && npm run build

@@ -463,7 +463,7 @@ class ToolSpec(_Payload):
 
     name: str = Field(min_length=1)
     description: str = ""
-    parameters: dict[str, Any] = Field(default_factory=dict)
+    parameters: dict[str, Any] = {}  # pydantic copies a default per instance
     ui: Literal["handler", "confirm", "ask", "form", "manual"] = "manual"
     handler: str | None = None
 

@@ -191,7 +191,9 @@ def test_05_the_interrupt_form_answers_and_the_run_resumes(lab):
     chat.send("book a flight to Oslo")
 
     card = chat.pending.locator(".agui-card[data-ui=interrupt]")
-    expect(card.locator(".agui-card-title"), "the interrupt's message").to_have_text("Book the flight to Oslo on 2026-05-04 for 180 €?")
+    expect(card.locator(".agui-card-title"), "the interrupt's message").to_have_text(
+        "Book the flight to Oslo on 2026-05-04 for 180 €?"
+    )
     expect(card, "the card should show the tool call's arguments").to_contain_text('"price_eur": 180')
     seat = card.get_by_label("Seat")
     expect(seat.locator("option:checked"), "the response schema's default seat").to_have_text("window")
@@ -256,7 +258,7 @@ def test_08_state_edited_in_the_panel_reaches_cells_and_the_agent_and_back(lab):
     expect(panel.get_by_role("button", name="Edit items/1/name", exact=True), "the agent's change").to_have_text('"bread"')
 
     budget.click()
-    box = panel.get_by_role("textbox", name="New value for budget", exact=True)
+    box = panel.get_by_role("spinbutton", name="New value for budget", exact=True)
     box.press_sequentially("80")
     box.press("Enter")
     expect(budget).to_have_text("80")
@@ -360,7 +362,9 @@ def test_12_the_agent_picked_in_the_toolbar_answers_and_the_guard_refuses(lab):
     team.send("my password is 1234")
 
     refused = team.root.locator(".agui-refused")
-    expect(refused, "the guard's reason under the refused message").to_have_text("Not sent: Please don't paste passwords into the chat.")
+    expect(refused, "the guard's reason under the refused message").to_have_text(
+        "Not sent: Please don't paste passwords into the chat."
+    )
     team.wait_idle()
     kernel = lesson.kernel("[team.agent_name, [m['role'] for m in team.messages], turns]")
     assert kernel == ["coder", ["user", "assistant", "user"], ["finished", "finished", "refused"]], kernel

@@ -40,13 +40,15 @@ def kernel_json(nb, expression: str):
 
 
 def test_state_panel_follows_cell_assignments_and_sends_edits_to_python(lab):
-    nb = lab.open([
-        "from agui_widget import AgentChat\n\n"
-        "chat = AgentChat()\n"
-        "seen = []\n"
-        "chat.observe(lambda change: seen.append(change['new']), 'state')\n"
-        "chat"
-    ])
+    nb = lab.open(
+        [
+            "from agui_widget import AgentChat\n\n"
+            "chat = AgentChat()\n"
+            "seen = []\n"
+            "chat.observe(lambda change: seen.append(change['new']), 'state')\n"
+            "chat"
+        ]
+    )
     chat = nb.chat()
     panel = show_panel(chat, "state")
     expect(panel, "a new chat's state panel should say the state is empty").to_contain_text("The state is empty.")
@@ -63,7 +65,7 @@ def test_state_panel_follows_cell_assignments_and_sends_edits_to_python(lab):
 
     # Click a leaf, type a new value (the box starts selected), press Enter.
     visits.click()
-    box = panel.get_by_role("textbox", name="New value for visits", exact=True)
+    box = panel.get_by_role("spinbutton", name="New value for visits", exact=True)
     expect(box, "clicking a value should open its edit box, focused").to_be_focused()
     expect(box).to_have_value("3")
     box.press_sequentially("42")
@@ -84,7 +86,7 @@ def test_state_panel_follows_cell_assignments_and_sends_edits_to_python(lab):
 
     # Escape leaves the value as it was.
     visits.click()
-    box = panel.get_by_role("textbox", name="New value for visits", exact=True)
+    box = panel.get_by_role("spinbutton", name="New value for visits", exact=True)
     box.press_sequentially("7")
     box.press("Escape")
     expect(box).to_have_count(0)
@@ -318,7 +320,8 @@ def test_error_banner_shows_the_error_and_retry_runs_again(lab):
     expect(flaky.error_line, "the banner goes once the retried run succeeds").to_have_count(0)
     expect(flaky.user_bubbles).to_have_text(["hello"])
     kernel = kernel_json(
-        nb, "{'status': flaky_chat.status, 'error': flaky_chat.error, 'attempts': attempts, 'roles': [m['role'] for m in flaky_chat.messages]}"
+        nb,
+        "{'status': flaky_chat.status, 'error': flaky_chat.error, 'attempts': attempts, 'roles': [m['role'] for m in flaky_chat.messages]}",
     )
     assert kernel["status"] == "idle" and not kernel["error"], kernel
     assert kernel["attempts"] == ["hello", "hello"] and kernel["roles"] == ["user", "assistant"], kernel
@@ -386,7 +389,9 @@ def test_chat_follows_jupyterlab_dark_theme_with_readable_text(lab):
         for theme, seen in (("light", before), ("dark", after)):
             ratio = contrast(seen["text"], seen["background"])
             if ratio < MIN_CONTRAST:
-                problems.append(f"{name} ({theme}): contrast {ratio:.2f} < {MIN_CONTRAST} ({seen['text']} on {seen['background']})")
+                problems.append(
+                    f"{name} ({theme}): contrast {ratio:.2f} < {MIN_CONTRAST} ({seen['text']} on {seen['background']})"
+                )
     assert not problems, "the chat does not follow the dark theme well:\n" + "\n".join(problems)
     # Back to light, the chat is light again (and later tests start from the light theme).
     expect(parts["chat"]).to_have_css("background-color", re.compile(re.escape(light["chat"]["cssBackground"])))

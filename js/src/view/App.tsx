@@ -1,6 +1,7 @@
 /** The chat view: a toolbar (state panel, event inspector, clear), the transcript (scrolling,
- * following the stream), what the chat waits for, a status line, notices, and the input. */
-import { useEffect, useErrorBoundary, useRef, useState } from "preact/hooks";
+ * following the stream), what the chat waits for, a status line, notices, and the input, in a
+ * box of a fixed height (the `height` trait, or the resize handle) that the panels share. */
+import { useCallback, useEffect, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext, useView } from "./context";
@@ -9,9 +10,11 @@ import { EventInspector } from "./EventInspector";
 import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
 import { Notices } from "./Notices";
 import { PendingPanel } from "./PendingPanel";
+import { ResizeHandle } from "./ResizeHandle";
 import { StatePanel } from "./StatePanel";
 import { Progress, StatusLine } from "./StatusLine";
 import { Toolbar } from "./Toolbar";
+import { useLive } from "./KernelBanner";
 
 export function App({ ctx }: { ctx: ViewContext }) {
   return (
@@ -65,42 +68,99 @@ function keepKeysInTheChat(event: KeyboardEvent) {
   }
 }
 
+/** Wider than this (px), the State and Events panels sit beside the transcript; narrower,
+ * above it. Either way they share the chat's height, so the message box stays in view. */
+const SIDE_BY_SIDE_WIDTH = 720;
+
+/** The chat's height: what the resize handle set in this view, else the `height` trait, else
+ * the stylesheet's default (undefined). */
+function useChatHeight(): { height: string | undefined; resize: (px: number) => void; reset: () => void } {
+  const trait = useTrait("height");
+  // Kept with the trait's value it was dragged under: a new height from the kernel replaces it.
+  const [dragged, setDragged] = useState<{ px: number; under: string } | null>(null);
+  const resize = useCallback((px: number) => setDragged({ px, under: trait }), [trait]);
+  const reset = useCallback(() => setDragged(null), []);
+  const px = dragged !== null && dragged.under === trait ? dragged.px : null;
+  return { height: px !== null ? `${px}px` : trait || undefined, resize, reset };
+}
+
+/** Whether the element is at least `min` pixels wide, kept up to date. */
+function useWiderThan(el: { current: HTMLElement | null }, min: number): boolean {
+  const [wide, setWide] = useState(false);
+  useLayoutEffect(() => {
+    const node = el.current;
+    if (!node) return;
+    const measure = () => setWide(node.getBoundingClientRect().width >= min);
+    measure();
+    const Observer = node.ownerDocument.defaultView?.ResizeObserver;
+    if (!Observer) return;
+    const observer = new Observer(measure);
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, [el, min]);
+  return wide;
+}
+
 function Chat() {
+  const shell = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   const { pinned, pin } = useAutoScroll(scroller, content);
   const { follower } = useView();
   useEffect(() => follower.subscribe(pin), [follower, pin]);
   const status = useTrait("status");
+  const live = useLive();
+  const { height, resize, reset } = useChatHeight();
+  const wide = useWiderThan(shell, SIDE_BY_SIDE_WIDTH);
   const [showState, setShowState] = useState(false);
   const [showEvents, setShowEvents] = useState(false);
+  const side = showState || showEvents;
   return (
-    <div class="agui-chat" data-lm-suppress-shortcuts="true" onKeyDown={keepKeysInTheChat}>
+    <div
+      ref={shell}
+      class="agui-chat agui-shell"
+      style={height ? { height } : undefined}
+      data-layout={wide ? "wide" : "narrow"}
+      data-lm-suppress-shortcuts="true"
+      onKeyDown={keepKeysInTheChat}
+    >
       <Toolbar
         showState={showState}
         showEvents={showEvents}
         onToggleState={() => setShowState(!showState)}
         onToggleEvents={() => setShowEvents(!showEvents)}
       />
-      {showState && <StatePanel />}
-      {showEvents && <EventInspector />}
-      <div class="agui-scroll" ref={scroller}>
-        <div class="agui-transcript" ref={content} role="log" aria-label="Conversation" aria-busy={status === "running"}>
-          <MessageList />
-          <Progress />
-          <QueuedList />
-          <ErrorBanner />
+      <div class="agui-main" data-side={side ? "open" : "closed"}>
+        {side && (
+          <div class="agui-side">
+            {showState && <StatePanel />}
+            {showEvents && <EventInspector />}
+          </div>
+        )}
+        <div class="agui-conversation">
+          <div class="agui-scroll-area">
+            {/* Focusable, so the keyboard can scroll it; the log is what screen readers follow. */}
+            <div class="agui-scroll" ref={scroller} tabIndex={0} role="log" aria-label="Conversation" aria-busy={live && status === "running"}>
+              <div class="agui-transcript" ref={content}>
+                <MessageList />
+                <Progress />
+                <QueuedList />
+                <ErrorBanner />
+              </div>
+            </div>
+            {!pinned && (
+              <button type="button" class="agui-btn agui-jump" onClick={pin}>
+                Jump to latest <span aria-hidden="true">↓</span>
+              </button>
+            )}
+          </div>
+          <PendingPanel />
+          <StatusLine />
+          <Notices />
+          <Composer onSent={pin} />
         </div>
       </div>
-      {!pinned && (
-        <button type="button" class="agui-btn agui-btn-quiet agui-jump" onClick={pin}>
-          Jump to latest ↓
-        </button>
-      )}
-      <PendingPanel />
-      <StatusLine />
-      <Notices />
-      <Composer onSent={pin} />
+      <ResizeHandle target={shell} onResize={resize} onReset={reset} />
     </div>
   );
 }

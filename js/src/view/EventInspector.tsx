@@ -24,7 +24,8 @@ const ID_FIELDS = [
 ] as const;
 
 /** The kind of an event type, for its colour. */
-function familyOf(type: string): string {
+export function familyOf(type: string): string {
+  if (type === "RUN_ERROR") return "error"; // a failed run must not read like a finished one
   if (type.startsWith("TEXT_MESSAGE")) return "text";
   if (type.startsWith("TOOL_CALL")) return "tool";
   if (type.startsWith("STATE") || type.startsWith("MESSAGES_SNAPSHOT")) return "state";

@@ -1,8 +1,10 @@
 /**
  * The shared state as a tree: objects and arrays fold, long strings are cut with a button to
- * show all, and a leaf value can be edited in place (click or Enter; Enter saves, Escape
- * cancels). A saved edit is sent as a `state_edit` JSON Patch (`replace` at the leaf's path);
- * the tree shows the kernel's state, so the edit appears when the kernel's patch comes back.
+ * show all, and a leaf value can be edited in place: a boolean with a switch, a number in a
+ * number box, anything else as text, JSON when it parses (click or Enter opens the box; Enter
+ * saves, Escape cancels). A saved edit is sent as a `state_edit` JSON Patch (`replace` at the
+ * leaf's path); the tree shows the kernel's state, so the edit appears when the kernel's patch
+ * comes back.
  *
  * The mirror changes state copy-on-write, so an unchanged subtree keeps its identity and its
  * node does not re-render when another part changes.
@@ -11,6 +13,7 @@ import { useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { useView } from "./context";
 import { useTopics } from "./hooks";
 import { pure } from "./pure";
+import { useLive } from "./KernelBanner";
 
 /** Nodes shown per object or array before a "show more" button. */
 const CHILDREN_SHOWN = 100;
@@ -136,6 +139,8 @@ const TreeNode = pure(function TreeNode({ name, path, label, value, depth, send 
 type LeafProps = { name: string; path: string; label: string; value: unknown; send: Send };
 
 function Leaf({ name, path, label, value, send }: LeafProps) {
+  // Without a kernel an edit could only be lost: values stay readable, not editable.
+  const live = useLive();
   const [editing, setEditing] = useState(false);
   const [full, setFull] = useState(false);
   const valueButton = useRef<HTMLButtonElement>(null);
@@ -147,17 +152,28 @@ function Leaf({ name, path, label, value, send }: LeafProps) {
       valueButton.current?.focus();
     }
   }, [editing]);
+  const key = (
+    <span class="agui-tree-key">
+      {name}
+      <span aria-hidden="true">:</span>
+    </span>
+  );
+  if (typeof value === "boolean") {
+    return (
+      <div class="agui-leaf">
+        {key}
+        <BooleanSwitch label={label} value={value} disabled={!live} onChange={(next) => send(path, next)} />
+      </div>
+    );
+  }
   const kind = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
   let shown = typeof value === "string" ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   const long = typeof value === "string" && value.length > STRING_SHOWN;
   if (long && !full) shown = `${JSON.stringify((value as string).slice(0, STRING_SHOWN)).slice(0, -1)}…"`;
   return (
     <div class="agui-leaf">
-      <span class="agui-tree-key">
-        {name}
-        <span aria-hidden="true">:</span>
-      </span>
-      {editing ? (
+      {key}
+      {editing && live ? (
         <LeafEditor
           label={label}
           value={value}
@@ -168,7 +184,7 @@ function Leaf({ name, path, label, value, send }: LeafProps) {
           }}
         />
       ) : (
-        <button ref={valueButton} type="button" class={`agui-leaf-value agui-v-${kind}`} aria-label={`Edit ${label}`} title="Edit" onClick={() => setEditing(true)}>
+        <button ref={valueButton} type="button" class={`agui-leaf-value agui-v-${kind}`} aria-label={`Edit ${label}`} title="Edit" disabled={!live} onClick={() => setEditing(true)}>
           {shown}
         </button>
       )}
@@ -181,9 +197,54 @@ function Leaf({ name, path, label, value, send }: LeafProps) {
   );
 }
 
-function LeafEditor({ label, value, onDone }: { label: string; value: unknown; onDone: (next: { value: unknown } | undefined, byKey: boolean) => void }) {
+/** How long (ms) a toggled switch shows its new value before the kernel's state confirms it;
+ * without a confirmation (the kernel refused the edit) it shows the kernel's value again. */
+const UNCONFIRMED_MS = 3000;
+
+/** A boolean leaf: a switch that sends the flipped value at once. */
+function BooleanSwitch({ label, value, disabled, onChange }: { label: string; value: boolean; disabled: boolean; onChange: (next: boolean) => void }) {
+  const [pending, setPending] = useState<boolean | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  // The kernel's value arrived (or changed from elsewhere): it is the truth again.
+  useLayoutEffect(() => {
+    setPending(null);
+    clearTimeout(timer.current);
+  }, [value]);
+  useLayoutEffect(() => () => clearTimeout(timer.current), []);
+  const shown = pending ?? value;
+  return (
+    <label class="agui-switch">
+      <input
+        type="checkbox"
+        role="switch"
+        class="agui-check"
+        aria-label={label}
+        disabled={disabled}
+        checked={shown}
+        onChange={(e) => {
+          const next = e.currentTarget.checked;
+          setPending(next);
+          clearTimeout(timer.current);
+          timer.current = setTimeout(() => setPending(null), UNCONFIRMED_MS);
+          onChange(next);
+        }}
+      />
+      <span class="agui-v-boolean" aria-hidden="true">
+        {String(shown)}
+      </span>
+    </label>
+  );
+}
+
+type EditorProps = { label: string; value: unknown; onDone: (next: { value: unknown } | undefined, byKey: boolean) => void };
+
+/** The box a leaf is edited in: a number input for a number, free text (JSON or a string) for
+ * anything else. Enter saves, Escape cancels, leaving it cancels. */
+function LeafEditor({ label, value, onDone }: EditorProps) {
   const box = useRef<HTMLInputElement>(null);
   const finished = useRef(false);
+  const [invalid, setInvalid] = useState(false);
+  const numeric = typeof value === "number";
   useLayoutEffect(() => {
     box.current?.focus();
     box.current?.select();
@@ -193,22 +254,33 @@ function LeafEditor({ label, value, onDone }: { label: string; value: unknown; o
     finished.current = true;
     onDone(next, byKey);
   };
-  return (
-    <input
-      ref={box}
-      class="agui-input agui-leaf-edit"
-      aria-label={`New value for ${label}`}
-      defaultValue={editText(value)}
-      onKeyDown={(e) => {
-        if (e.key === "Enter") {
-          e.preventDefault();
-          finish({ value: parseEdit(e.currentTarget.value) }, true);
-        } else if (e.key === "Escape") {
-          e.preventDefault();
-          finish(undefined, true);
-        }
-      }}
-      onBlur={() => finish(undefined, false)}
-    />
-  );
+  const read = (input: HTMLInputElement): { value: unknown } | null => {
+    if (!numeric) return { value: parseEdit(input.value) };
+    // An empty or malformed number box reads as "" (and NaN): nothing to save yet.
+    const number = input.value.trim() === "" ? Number.NaN : Number(input.value);
+    return Number.isFinite(number) ? { value: number } : null;
+  };
+  const common = {
+    ref: box,
+    class: "agui-input agui-leaf-edit",
+    "aria-label": `New value for ${label}`,
+    "aria-invalid": invalid || undefined,
+    onInput: () => {
+      if (invalid) setInvalid(false);
+    },
+    onKeyDown: (e: KeyboardEvent) => {
+      const input = e.currentTarget as HTMLInputElement;
+      if (e.key === "Enter") {
+        e.preventDefault();
+        const next = read(input);
+        if (next === null) setInvalid(true);
+        else finish(next, true);
+      } else if (e.key === "Escape") {
+        e.preventDefault();
+        finish(undefined, true);
+      }
+    },
+    onBlur: () => finish(undefined, false),
+  };
+  return numeric ? <input type="number" step="any" defaultValue={String(value)} {...common} /> : <input type="text" defaultValue={editText(value)} {...common} />;
 }

@@ -5,6 +5,7 @@ import { AgentPicker } from "./AgentPicker";
 import { useView } from "./context";
 import { useTopics } from "./hooks";
 import { Icon } from "./icons";
+import { useLive } from "./KernelBanner";
 
 type Props = {
   showState: boolean;
@@ -28,6 +29,7 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }
   }, [confirming]);
 
   const empty = conn.mirror.messages().length === 0;
+  const live = useLive();
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
       <AgentPicker />
@@ -74,7 +76,7 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }
           ref={opener}
           aria-label="Clear conversation"
           title="Clear the conversation"
-          disabled={empty}
+          disabled={empty || !live}
           onClick={() => setConfirming(true)}
         >
           <Icon name="trash" />

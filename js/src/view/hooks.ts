@@ -5,6 +5,7 @@ import type { Topic } from "../mirror";
 import type { Notice } from "../notices";
 import type { Message, TraitName, Traits } from "../wire";
 import { useView } from "./context";
+import { ScrollFollower } from "./follow";
 
 const bumpReducer = (n: number) => n + 1;
 
@@ -53,55 +54,34 @@ export function useRunner(): void {
   useSubscription((listener) => runner.subscribe(listener), [runner]);
 }
 
-/** How close to the bottom (px) still counts as "at the bottom". */
-const STICK_SLACK = 48;
-
 /**
- * Keeps a scroll box pinned to its end while its content grows, unless the user scrolled up.
- * Growth is observed on the content element, so a streaming row that re-renders alone is
- * followed too. Returns whether the view is pinned, and a function that pins it again.
+ * Keeps a scroll box at its end while its content grows, until the user scrolls away (see
+ * ScrollFollower for what counts as the user). Returns whether it follows, and a function that
+ * makes it follow again (and go to the end).
  */
 export function useAutoScroll(
   scroller: { current: HTMLElement | null },
   content: { current: HTMLElement | null },
 ): { pinned: boolean; pin: () => void } {
-  const pinnedRef = useRef(true);
   const [pinned, setPinned] = useState(true);
+  const follower = useRef<ScrollFollower | null>(null);
 
   const pin = useCallback(() => {
-    pinnedRef.current = true;
-    setPinned(true);
-    const box = scroller.current;
-    if (box) box.scrollTop = box.scrollHeight;
-  }, [scroller]);
+    if (follower.current) follower.current.follow();
+    else setPinned(true);
+  }, []);
 
   useLayoutEffect(() => {
     const box = scroller.current;
     const inner = content.current;
     if (!box || !inner) return;
-    const follow = () => {
-      if (pinnedRef.current) box.scrollTop = box.scrollHeight;
-    };
-    const onScroll = () => {
-      const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight <= STICK_SLACK;
-      if (atEnd !== pinnedRef.current) {
-        pinnedRef.current = atEnd;
-        setPinned(atEnd);
-      }
-    };
-    box.addEventListener("scroll", onScroll, { passive: true });
-    let observer: ResizeObserver | MutationObserver | undefined;
-    if (typeof ResizeObserver !== "undefined") {
-      observer = new ResizeObserver(follow);
-      observer.observe(inner);
-    } else if (typeof MutationObserver !== "undefined") {
-      observer = new MutationObserver(follow);
-      observer.observe(inner, { childList: true, subtree: true, characterData: true });
-    }
-    follow();
+    const current = new ScrollFollower(box, inner, setPinned);
+    follower.current = current;
+    const detach = current.attach();
+    setPinned(current.isFollowing);
     return () => {
-      box.removeEventListener("scroll", onScroll);
-      observer?.disconnect();
+      detach();
+      if (follower.current === current) follower.current = null;
     };
   }, [scroller, content]);
 

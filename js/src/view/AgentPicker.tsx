@@ -4,6 +4,7 @@
  * so a pick the kernel refuses (a run is active) snaps back and the refusal arrives as a notice. */
 import { useView } from "./context";
 import { useTrait } from "./hooks";
+import { useLive } from "./KernelBanner";
 
 export function AgentPicker() {
   const { conn } = useView();
@@ -12,6 +13,7 @@ export function AgentPicker() {
   const status = useTrait("status");
   if (names.length < 2) return null;
   const busy = status === "running" || status === "waiting";
+  const live = useLive();
   return (
     <label class="agui-agent-picker" title={busy ? "Agents can be switched once the run ends" : "Pick the agent to talk to"}>
       <span class="agui-agent-picker-text">Agent</span>
@@ -19,7 +21,7 @@ export function AgentPicker() {
         class="agui-agent-select"
         aria-label="Agent"
         value={active}
-        disabled={busy}
+        disabled={busy || !live}
         onChange={(event) => {
           const select = event.currentTarget;
           const name = select.value;

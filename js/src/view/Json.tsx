@@ -2,6 +2,7 @@
  * and long text that folds. */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
+import { hasLongText, prettyValue } from "./format";
 
 const TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 /** Past this size the text is shown without colours (tokenising costs more than it helps). */
@@ -54,5 +55,29 @@ export function FoldedText({ text, json = false, error = false }: { text: string
         </button>
       )}
     </>
+  );
+}
+
+/**
+ * A JSON value for reading: pretty JSON, except that long or multi-line strings are shown as text
+ * of their own (line breaks as line breaks, not `\n`), each under its key.
+ */
+export function JsonValue({ value, depth = 0 }: { value: unknown; depth?: number }) {
+  if (typeof value === "string" && hasLongText(value)) return <FoldedText text={value} />;
+  if (depth > 32 || value === null || typeof value !== "object" || !hasLongText(value)) {
+    return <FoldedText text={typeof value === "string" ? JSON.stringify(value) : prettyValue(value)} json />;
+  }
+  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((item, i) => [String(i), item]) : Object.entries(value);
+  return (
+    <dl class="agui-kv">
+      {entries.map(([key, item]) => (
+        <div class="agui-kv-row" key={key}>
+          <dt class="agui-kv-key">{key}</dt>
+          <dd class="agui-kv-value">
+            <JsonValue value={item} depth={depth + 1} />
+          </dd>
+        </div>
+      ))}
+    </dl>
   );
 }

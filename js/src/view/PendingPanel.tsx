@@ -1,99 +1,174 @@
 /**
  * What the chat waits for (the `pending` trait): frontend tool calls the user answers, and
- * interrupts to approve. An entry's card disappears when the entry leaves `pending` (answered
+ * interrupts to approve.
+ *
+ * An entry about a tool call the transcript shows is answered inside that call's card
+ * (ToolCallCard renders `PendingEntry`), next to what it is about and scrolled into view with it.
+ * The panel under the transcript keeps the rest: an interrupt without a tool call, a call the
+ * transcript does not hold. An entry's part disappears when the entry leaves `pending` (answered
  * here, in another view, or from Python).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
+import type { Mirror } from "../mirror";
 import { isObject } from "../wire";
-import type { PendingInterrupt, PendingTool, ToolSpec, ViewRequest } from "../wire";
+import type { Pending, PendingInterrupt, PendingTool, ToolSpec, ViewRequest } from "../wire";
+import type { Decision } from "./callState";
 import { useView } from "./context";
+import { decisionsOf } from "./decisions";
+import { ANSWERED_ATTR, AWAITING_ATTR, moveFocusOnward } from "./focus";
 import { jsonOrText, prettyValue } from "./format";
 import { FoldedText } from "./Json";
-import { useNotices, useTrait } from "./hooks";
+import { useNotices, useRunner, useTopics, useTrait } from "./hooks";
 import { insertLineBreak, isComposing } from "./keys";
 import { SchemaForm } from "./SchemaForm";
 import { choiceLabel, fieldsOf } from "./schema";
+import { useLive } from "./KernelBanner";
 
-const keyOf = (p: { kind: string; toolCallId?: string | null; interruptId?: string }) =>
-  p.kind === "interrupt" ? `i:${p.interruptId}` : `t:${p.toolCallId}`;
+export const keyOf = (p: Pending) => (p.kind === "interrupt" ? `i:${p.interruptId}` : `t:${p.toolCallId}`);
+
+/** Is this entry answered in a tool call card of the transcript? */
+export function hasCard(mirror: Mirror, entry: Pending): boolean {
+  const id = entry.toolCallId;
+  return typeof id === "string" && id !== "" && mirror.callOwnerOf(id) !== undefined;
+}
+
+/** Does answering this entry approve or deny something? */
+function asksApproval(entry: Pending, spec: ToolSpec | undefined): boolean {
+  return entry.kind === "interrupt" || spec?.ui === "confirm";
+}
 
 export function PendingPanel() {
   const { conn } = useView();
   const pending = useTrait("pending");
   const tools = useTrait("frontend_tools");
-  const notices = useNotices();
-  // Entries answered from this view: their buttons stay disabled until the entry leaves
-  // `pending`, or until the kernel says something went wrong (a warning or error notice).
-  const [answered, setAnswered] = useState<ReadonlySet<string>>(new Set());
-  const lastNotice = useRef(0);
-
-  useEffect(() => {
-    const live = new Set(pending.map(keyOf));
-    const kept = [...answered].filter((k) => live.has(k));
-    if (kept.length !== answered.size) setAnswered(new Set(kept));
-  }, [pending]);
-
-  useEffect(() => {
-    const latest = notices[notices.length - 1];
-    if (latest && latest.id > lastNotice.current) {
-      lastNotice.current = latest.id;
-      if (latest.level !== "info" && answered.size > 0) setAnswered(new Set());
-    }
-  }, [notices]);
-
-  if (pending.length === 0) return null;
-
-  const answer = (key: string, request: ViewRequest) => {
-    setAnswered(new Set([...answered, key]));
-    conn.send(request);
-  };
-
+  useTopics("ready", "list");
+  if (!conn.mirror.ready) return null;
+  const loose = pending.filter((entry) => !hasCard(conn.mirror, entry));
+  if (loose.length === 0) return null;
   return (
     <section class="agui-pending" aria-label="Waiting for you">
-      {pending.map((entry) => {
-        const key = keyOf(entry);
-        const done = answered.has(key);
-        if (entry.kind === "interrupt") {
-          return <InterruptCard key={key} entry={entry} done={done} onAnswer={(r) => answer(key, r)} />;
-        }
-        const spec = tools.find((t) => t.name === entry.name);
-        return <ToolCard key={key} entry={entry} spec={spec} done={done} onAnswer={(r) => answer(key, r)} />;
-      })}
+      {loose.map((entry) => (
+        <PendingEntry key={keyOf(entry)} entry={entry} spec={entry.kind === "tool" ? tools.find((t) => t.name === entry.name) : undefined} />
+      ))}
     </section>
   );
 }
 
-type CardProps<E> = { entry: E; done: boolean; onAnswer: (request: ViewRequest) => void };
+type EntryProps = { entry: Pending; spec: ToolSpec | undefined; inCard?: boolean };
+
+/**
+ * One entry, answerable once: its controls stay disabled after the answer until the entry leaves
+ * `pending`, or until the kernel says the answer was refused (a warning or error notice).
+ */
+export function PendingEntry({ entry, spec, inCard = false }: EntryProps) {
+  const { conn } = useView();
+  const decisions = decisionsOf(conn.model);
+  const notices = useNotices();
+  const part = useRef<HTMLElement>(null);
+  const [answered, setDone] = useState(false);
+  // Nothing can be answered while the kernel is gone: the controls wait for it.
+  const done = answered || !useLive();
+  const seenNotice = useRef(notices[notices.length - 1]?.id ?? 0);
+  const callId = entry.toolCallId;
+  const approval = asksApproval(entry, spec);
+
+  useEffect(() => {
+    if (callId && approval) decisions.markAsked(callId);
+  }, [callId, approval]);
+
+  useEffect(() => {
+    const latest = notices[notices.length - 1];
+    if (!latest || latest.id <= seenNotice.current) return;
+    seenNotice.current = latest.id;
+    if (latest.level !== "info" && answered) setDone(false);
+  }, [notices]);
+
+  const answer = (request: ViewRequest, decision: Decision | null = null) => {
+    setDone(true);
+    // Marked at once (the re-render comes later), so focus never moves on to this part again.
+    part.current?.setAttribute(ANSWERED_ATTR, "");
+    if (callId && decision) decisions.decide(callId, decision);
+    conn.send(request);
+    moveFocusOnward(part.current);
+  };
+
+  if (entry.kind === "tool" && spec?.ui === "handler") {
+    // Nothing to answer: only shown here when the transcript has no card for the call.
+    return <HandlerEntry entry={entry} />;
+  }
+  const body =
+    entry.kind === "interrupt" ? (
+      <InterruptCard entry={entry} done={done} inCard={inCard} onAnswer={answer} />
+    ) : (
+      <ToolCard entry={entry} spec={spec} done={done} onAnswer={answer} />
+    );
+  const marks = { [AWAITING_ATTR]: "", [ANSWERED_ATTR]: done ? "" : undefined };
+  // In a card the part is a region of its own, named for the call; in the panel, the panel is.
+  const what = entry.name || (entry.kind === "interrupt" ? entry.reason : "") || "tool";
+  return (
+    <section class="agui-awaiting" aria-label={inCard ? `Waiting for you: ${what}` : undefined} ref={part} {...marks}>
+      {body}
+    </section>
+  );
+}
+
+/** A browser handler's call without a card in the transcript. */
+function HandlerEntry({ entry }: { entry: PendingTool }) {
+  const { runner } = useView();
+  useRunner();
+  return (
+    <div class="agui-card" data-ui="handler">
+      <div class="agui-card-title">
+        Running <span class="agui-tool-name">{entry.name}</span>…
+      </div>
+      {runner.handledElsewhere(entry) && <HandledElsewhere toolCallId={entry.toolCallId} />}
+    </div>
+  );
+}
+
+/** A browser handler's call that a view in another tab runs, with a way to run it here (for when
+ * that tab was closed before it answered). */
+export function HandledElsewhere({ toolCallId }: { toolCallId: string }) {
+  const { runner } = useView();
+  const [asked, setAsked] = useState(false);
+  return (
+    <div class="agui-elsewhere" role="note">
+      <span class="agui-elsewhere-text">Handled in another tab.</span>
+      <button
+        type="button"
+        class="agui-btn agui-btn-small"
+        disabled={asked}
+        title="Run it in this tab instead (when the other tab was closed)"
+        onClick={() => {
+          setAsked(true);
+          runner.takeOver(toolCallId);
+        }}
+      >
+        Run it here instead
+      </button>
+    </div>
+  );
+}
+
+type CardProps<E> = { entry: E; done: boolean; onAnswer: (request: ViewRequest, decision?: Decision | null) => void };
+
+const QUESTION_KEYS = ["question", "message", "prompt", "text"] as const;
+
+/** The question an agent put in a call's arguments, and the key that held it. */
+function questionIn(args: unknown): { question: string; key: string } | null {
+  if (!isObject(args)) return null;
+  for (const key of QUESTION_KEYS) {
+    const value = args[key];
+    if (typeof value === "string" && value.trim() !== "") return { question: value, key };
+  }
+  return null;
+}
 
 function ToolCard({ entry, spec, done, onAnswer }: CardProps<PendingTool> & { spec: ToolSpec | undefined }) {
-  const reply = (result: unknown) => onAnswer({ kind: "tool_result", toolCallId: entry.toolCallId, result });
+  const reply = (result: unknown, decision: Decision | null = null) => onAnswer({ kind: "tool_result", toolCallId: entry.toolCallId, result }, decision);
   switch (spec?.ui) {
-    case "handler":
-      return (
-        <div class="agui-card" data-ui="handler">
-          <div class="agui-card-title">
-            Running <span class="agui-tool-name">{entry.name}</span>…
-          </div>
-        </div>
-      );
     case "confirm":
-      return (
-        <div class="agui-card" data-ui="confirm">
-          <div class="agui-card-title">
-            Run <span class="agui-tool-name">{entry.name}</span>?
-          </div>
-          {spec.description && <div class="agui-card-desc">{spec.description}</div>}
-          <Args text={entry.argsText} />
-          <div class="agui-actions">
-            <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => reply({ approved: true })}>
-              Approve
-            </button>
-            <button type="button" class="agui-btn" disabled={done} onClick={() => reply({ approved: false })}>
-              Deny
-            </button>
-          </div>
-        </div>
-      );
+      return <ConfirmCard entry={entry} done={done} onReply={reply} />;
     case "ask":
       return <AskCard entry={entry} spec={spec} done={done} onReply={reply} />;
     case "form":
@@ -103,6 +178,7 @@ function ToolCard({ entry, spec, done, onAnswer }: CardProps<PendingTool> & { sp
   }
 }
 
+/** Arguments shown with a question (once: the card's own argument section is hidden meanwhile). */
 function Args({ text }: { text: string }) {
   if (!text || text === "{}" || text === "null") return null;
   return (
@@ -113,14 +189,39 @@ function Args({ text }: { text: string }) {
   );
 }
 
-type ReplyProps = { entry: PendingTool; spec: ToolSpec | undefined; done: boolean; onReply: (result: unknown) => void };
+type ReplyProps = { entry: PendingTool; spec: ToolSpec | undefined; done: boolean; onReply: (result: unknown, decision?: Decision | null) => void };
 
-function questionOf(entry: PendingTool, spec: ToolSpec | undefined): string {
-  const args = isObject(entry.args) ? entry.args : {};
-  for (const key of ["question", "prompt", "message", "text"]) {
-    if (typeof args[key] === "string" && args[key]) return args[key] as string;
+/** Approve / Deny, asked in the words the agent gave (the question in the arguments), with the
+ * rest of the arguments; never the tool's description, which is written for the model. */
+function ConfirmCard({ entry, done, onReply }: Omit<ReplyProps, "spec">) {
+  const asked = questionIn(entry.args);
+  let rest = entry.argsText;
+  if (asked && isObject(entry.args)) {
+    const { [asked.key]: _question, ...others } = entry.args;
+    rest = Object.keys(others).length > 0 ? JSON.stringify(others) : "";
   }
-  return spec?.description || entry.name;
+  return (
+    <div class="agui-card" data-ui="confirm">
+      <div class="agui-card-title">
+        {asked ? (
+          asked.question
+        ) : (
+          <>
+            Run <span class="agui-tool-name">{entry.name}</span>?
+          </>
+        )}
+      </div>
+      <Args text={rest} />
+      <div class="agui-actions">
+        <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => onReply({ approved: true }, "approved")}>
+          Approve
+        </button>
+        <button type="button" class="agui-btn" disabled={done} onClick={() => onReply({ approved: false }, "denied")}>
+          Deny
+        </button>
+      </div>
+    </div>
+  );
 }
 
 function AskCard({ entry, spec, done, onReply }: ReplyProps) {
@@ -132,7 +233,7 @@ function AskCard({ entry, spec, done, onReply }: ReplyProps) {
   };
   return (
     <div class="agui-card" data-ui="ask">
-      <div class="agui-card-title">{questionOf(entry, spec)}</div>
+      <div class="agui-card-title">{questionIn(entry.args)?.question || spec?.description || entry.name}</div>
       {choices ? (
         <div class="agui-actions">
           {choices.map((choice, i) => (
@@ -245,24 +346,25 @@ function interruptForm(schema: Record<string, unknown> | null): { schema: Record
   return fields.some((f) => f.name !== "approved") ? { schema, hasApproved } : null;
 }
 
-function InterruptCard({ entry, done, onAnswer }: CardProps<PendingInterrupt>) {
-  const resume = (payload: unknown) => onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "resolved", payload });
+function InterruptCard({ entry, done, inCard, onAnswer }: CardProps<PendingInterrupt> & { inCard: boolean }) {
+  const resume = (payload: unknown, decision: Decision) => onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "resolved", payload }, decision);
   const form = interruptForm(entry.responseSchema);
   const argsText = entry.args === null || entry.args === undefined ? "" : prettyValue(entry.args);
   const deny = () => {
     // Without an `approved` field to say no with, Deny cancels the interrupt.
-    if (form && !form.hasApproved) onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "cancelled" });
-    else resume({ approved: false });
+    if (form && !form.hasApproved) onAnswer({ kind: "resume", interruptId: entry.interruptId, status: "cancelled" }, "denied");
+    else resume({ approved: false }, "denied");
   };
   const denyButton = (
     <button type="button" class="agui-btn" disabled={done} onClick={deny}>
       Deny
     </button>
   );
+  const title = entry.message || (entry.name ? `Run ${entry.name}?` : "") || "Approval needed";
   return (
     <div class="agui-card" data-ui="interrupt">
-      <div class="agui-card-title">{entry.message || entry.reason || "Approval needed"}</div>
-      {entry.name && (
+      <div class="agui-card-title">{title}</div>
+      {entry.name && !inCard && (
         <div class="agui-card-desc">
           Tool: <span class="agui-tool-name">{entry.name}</span>
         </div>
@@ -275,13 +377,13 @@ function InterruptCard({ entry, done, onAnswer }: CardProps<PendingInterrupt>) {
           disabled={done}
           submitLabel="Approve"
           label="Response"
-          onSubmit={(value) => resume(form.hasApproved ? { ...value, approved: true } : value)}
+          onSubmit={(value) => resume(form.hasApproved ? { ...value, approved: true } : value, "approved")}
         >
           {denyButton}
         </SchemaForm>
       ) : (
         <div class="agui-actions">
-          <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => resume({ approved: true })}>
+          <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => resume({ approved: true }, "approved")}>
             Approve
           </button>
           {denyButton}

@@ -1,28 +1,29 @@
-/** One tool call: its name, a status, its arguments as they stream (pretty JSON once complete),
- * its result (folded when long), and whatever a frontend handler drew for it. */
+/**
+ * One tool call. Compact: its name, its arguments on one line and its state; the arguments and
+ * the result open on click (a rich result, such as a chart, is shown at once). What the user is
+ * asked about the call (an approval, a question, a form) is part of the card, so it is read next
+ * to what it is about and scrolls into view with the transcript. Whatever a frontend handler drew
+ * for the call is shown under it.
+ */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { ToolMessage } from "../mirror";
-import { textOf } from "../mirror";
-import type { ToolCall } from "../wire";
-import { useView } from "./context";
-import { jsonOrText, valueText } from "./format";
+import { parsePartialJson, textOf } from "../mirror";
+import type { Pending, ToolCall, ToolSpec } from "../wire";
 import { Bundle, displayOf } from "./Bundle";
-import { FoldedText } from "./Json";
-import { useRunner, useTopics, useTrait } from "./hooks";
+import { type CallState, STATE_LABEL, callStateOf, failureOf } from "./callState";
+import { useView } from "./context";
+import { decisionsOf, interruptedCalls } from "./decisions";
+import { argsSummary, argsValue, prettyValue } from "./format";
+import { useRunner, useSubscription, useTopics, useTrait } from "./hooks";
+import { FoldedText, JsonValue } from "./Json";
+import { HandledElsewhere, PendingEntry, keyOf } from "./PendingPanel";
 
-/** `called`: the run ended with neither a result nor a pending answer (history without one). */
-export type CallState = "streaming" | "waiting" | "running" | "done" | "error" | "called";
-
-const STATE_LABEL: Record<CallState, string> = {
-  streaming: "streaming",
-  waiting: "waiting",
-  running: "running",
-  done: "done",
-  error: "error",
-  called: "no result",
-};
+export type { CallState } from "./callState";
 
 type CardProps = { call: ToolCall; streaming: boolean; result?: ToolMessage };
+
+/** Past this length the arguments of a streaming call are summed up from their start only. */
+const LIVE_PARSE_LIMIT = 20000;
 
 /** A tool call: what its Python renderer made (`chat.render_tool`), with the default card one
  * click away, or the default card. */
@@ -41,6 +42,7 @@ export function ToolCallCard(props: CardProps) {
         </div>
       )}
       {render.bundle !== null && <Bundle bundle={render.bundle} />}
+      {!details && <CallQuestion call={props.call} />}
       <button type="button" class="agui-btn agui-btn-quiet agui-render-details" aria-expanded={details} onClick={() => setDetails(!details)}>
         {details ? "Hide details" : "details"}
       </button>
@@ -49,70 +51,151 @@ export function ToolCallCard(props: CardProps) {
   );
 }
 
-function DefaultCard({ call, streaming, result }: CardProps) {
+type CallStatus = {
+  name: string;
+  spec: ToolSpec | undefined;
+  /** what `pending` holds for the call */
+  entry: Pending | undefined;
+  /** the user is asked something about the call */
+  awaiting: boolean;
+  state: CallState;
+};
+
+/** The transcript's latest turn holds this call (it comes after the last user message). */
+function inLatestTurn(messages: readonly { id: string; role: string }[], ownerId: string | undefined): boolean {
+  if (ownerId === undefined) return false;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i] as { id: string; role: string };
+    if (message.id === ownerId) return true;
+    if (message.role === "user") return false;
+  }
+  return false;
+}
+
+function useCallStatus(call: ToolCall, streaming: boolean, result: ToolMessage | undefined): CallStatus {
   const { conn, runner } = useView();
   const pending = useTrait("pending");
+  const tools = useTrait("frontend_tools");
+  const status = useTrait("status");
   useRunner();
   useTopics("run");
-  const tools = useTrait("frontend_tools");
-  const waiting = pending.some((p) => p.toolCallId === call.id);
-  const byHandler = tools.some((t) => t.name === call.function?.name && t.ui === "handler");
-  const resultError = typeof result?.error === "string" ? result.error : "";
-  const state: CallState = streaming
-    ? "streaming"
-    : result
-      ? resultError
-        ? "error"
-        : "done"
-      : waiting
-        ? byHandler || runner.isRunning(call.id)
-          ? "running"
-          : "waiting"
-        : conn.mirror.run.active || runner.isRunning(call.id)
-          ? "running"
-          : "called";
-  const label = state === "error" && resultError === "cancelled" ? "cancelled" : STATE_LABEL[state];
-  const argsText = call.function?.arguments ?? "";
-  const args = streaming ? { text: argsText, json: false } : jsonOrText(argsText);
+  const decisions = decisionsOf(conn.model);
+  useSubscription((listener) => decisions.subscribe(listener), [decisions]);
   const name = call.function?.name || "tool";
+  const spec = tools.find((t) => t.name === name);
+  const entry = pending.find((p) => p.toolCallId === call.id);
+  const awaiting = entry !== undefined && !(entry.kind === "tool" && spec?.ui === "handler");
+  // Only a call with neither a result nor a pending entry needs the transcript's turns.
+  const unsettled = result === undefined && entry === undefined && !streaming;
+  const state = callStateOf({
+    callId: call.id,
+    streaming,
+    result,
+    ui: spec?.ui ?? null,
+    pending: entry?.kind ?? null,
+    handledElsewhere: entry?.kind === "tool" && runner.handledElsewhere(entry),
+    runningHere: runner.isRunning(call.id),
+    decision: decisions.decision(call.id),
+    askedApproval: result !== undefined && (spec?.ui === "confirm" || decisions.wasAsked(call.id) || interruptedCalls(conn.mirror).has(call.id)),
+    latestTurn: unsettled && inLatestTurn(conn.mirror.messages(), conn.mirror.callOwnerOf(call.id)),
+    chatBusy: status === "running" || status === "waiting",
+    runActive: conn.mirror.run.active,
+    outcome: conn.mirror.run.outcome,
+  });
+  return { name, spec, entry, awaiting, state };
+}
+
+/** What the user is asked about a call, for a call drawn by a Python renderer. */
+function CallQuestion({ call }: { call: ToolCall }) {
+  const { entry, spec, awaiting } = useCallStatus(call, false, undefined);
+  if (!awaiting || !entry) return null;
+  return <PendingEntry key={keyOf(entry)} entry={entry} spec={spec} inCard />;
+}
+
+/** The error a failed call reports: the tool message's `error`, or a result `{error}`. */
+function failureText(result: ToolMessage | undefined): string {
+  if (!result) return "";
+  if (typeof result.error === "string" && result.error !== "" && result.error !== "cancelled") return result.error;
+  return failureOf(result.content);
+}
+
+function DefaultCard({ call, streaming, result }: CardProps) {
+  const { name, spec, entry, awaiting, state } = useCallStatus(call, streaming, result);
+  const argsText = call.function?.arguments ?? "";
+  const trimmed = argsText.trim();
+  const hasArgs = trimmed !== "" && trimmed !== "{}";
+  const value = streaming ? undefined : argsValue(argsText);
+  // Arguments a Stop cut short are read as far as they go.
+  const cut = state === "stopped" && value === undefined && "{[".includes(trimmed[0] ?? "");
+  const partial = cut || (streaming && argsText.length <= LIVE_PARSE_LIMIT) ? parsePartialJson(argsText) : undefined;
+  const summary = hasArgs ? argsSummary(argsText, partial) : "";
+  const failure = state === "failed" ? failureText(result) : "";
+  const label = STATE_LABEL[state];
+  const showResult = result !== undefined && state !== "stopped";
   return (
-    <div class="agui-tool" data-state={state}>
+    <div class="agui-tool" data-state={state} role="group" aria-label={`Tool call ${name}`}>
       <div class="agui-tool-head">
         <span class="agui-tool-name">{name}</span>
+        {!awaiting && summary !== "" && (
+          <span class="agui-tool-summary" title={summary}>
+            {summary}
+          </span>
+        )}
         <span class={`agui-badge agui-badge-${state}`}>{label}</span>
         {(state === "running" || state === "streaming") && <span class="agui-spinner" aria-hidden="true" />}
       </div>
-      {argsText !== "" && (
-        <details class="agui-tool-section" open>
-          <summary>Arguments</summary>
-          <FoldedText text={args.text} json={args.json} />
-        </details>
+      {failure !== "" && <div class="agui-tool-error">{failure}</div>}
+      {state === "elsewhere" && <HandledElsewhere toolCallId={call.id} />}
+      {awaiting && entry && <PendingEntry key={keyOf(entry)} entry={entry} spec={spec} inCard />}
+      {!awaiting && (hasArgs || showResult) && (
+        <div class="agui-tool-sections">
+          {hasArgs && <ArgsSection text={argsText} streaming={streaming} value={value} partial={cut ? partial : undefined} cut={cut} />}
+          {showResult && <ResultSection result={result} failure={failure} />}
+        </div>
       )}
-      {result && <ResultSection result={result} error={resultError} />}
       <HandlerOutput toolCallId={call.id} />
     </div>
   );
 }
 
-function ResultSection({ result, error }: { result: ToolMessage; error: string }) {
+type ArgsProps = { text: string; streaming: boolean; value: unknown; partial: unknown; cut: boolean };
+
+function ArgsSection({ text, streaming, value, partial, cut }: ArgsProps) {
+  let body;
+  if (streaming) body = <FoldedText text={text} />; // as it arrives
+  else if (value !== undefined) body = <JsonValue value={value} />;
+  else if (cut && partial !== undefined) body = <JsonValue value={partial} />;
+  else body = <FoldedText text={text} />;
+  return (
+    <details class="agui-tool-section agui-tool-args">
+      <summary>
+        Arguments
+        {cut && <span class="agui-tag"> partial</span>}
+      </summary>
+      {cut && <div class="agui-partial-note">Cut short by Stop: this is as far as the arguments got.</div>}
+      {body}
+    </details>
+  );
+}
+
+function ResultSection({ result, failure }: { result: ToolMessage; failure: string }) {
   const display = displayOf(result);
-  if (display !== null && error === "") {
+  if (display !== null && failure === "") {
+    // A chart or a table is what the call is for: shown at once.
     return (
-      <details class="agui-tool-section" open>
+      <details class="agui-tool-section agui-tool-result" open>
         <summary>Result</summary>
         <Bundle bundle={display} />
       </details>
     );
   }
   const content = result.content as unknown;
-  const fromContent = typeof content === "string" ? jsonOrText(content) : textOf(content) ? jsonOrText(textOf(content)) : valueText(content);
-  const shown = fromContent.text !== "" ? fromContent : { text: error, json: false };
-  const failed = error !== "" && error !== "cancelled";
+  const text = typeof content === "string" ? content : textOf(content) || (content === undefined || content === null ? "" : prettyValue(content));
+  const value = argsValue(text);
   return (
-    <details class="agui-tool-section" open>
-      <summary>{error === "cancelled" ? "Cancelled" : failed ? "Error" : "Result"}</summary>
-      {failed && shown.text !== error && <div class="agui-tool-error">{error}</div>}
-      <FoldedText text={shown.text} json={shown.json} error={failed} />
+    <details class="agui-tool-section agui-tool-result">
+      <summary>{failure !== "" ? "Error" : "Result"}</summary>
+      {value !== undefined ? <JsonValue value={value} /> : <FoldedText text={text !== "" ? text : failure} error={failure !== ""} />}
     </details>
   );
 }

@@ -1,16 +1,35 @@
 /**
  * One view's link to the kernel: its viewId, its mirror of the conversation, the synced traits,
- * the notices, and the requests it sends (docs/wire.md).
+ * the notices, and the requests it sends (docs/wire.md); whether the kernel is still there; and
+ * what the transcript keeps that the mirror does not (past runs, when messages appeared).
  */
 import type { AnyModel, ModelCallback } from "./anywidget";
+import { MessageClock, eventTimes } from "./clock";
+import { RunHistory } from "./history";
 import { warn } from "./log";
 import { Mirror } from "./mirror";
 import { NoticeStore } from "./notices";
 import { TraitStore } from "./traits";
-import { type ViewRequest, parseKernelMessage } from "./wire";
+import { type AguiEvent, type KernelMessage, type ViewRequest, checkEvent, parseKernelMessage } from "./wire";
 
 /** At most one snapshot request per this many ms when the copy needs repair. */
 const RESYNC_INTERVAL_MS = 1000;
+
+/**
+ * Whether the kernel end of this view's comm is still there.
+ *
+ * - `live`: requests reach the chat in the kernel.
+ * - `restarted`: the notebook restarted (or changed) its kernel. JupyterLab and Notebook 7 mark
+ *   every widget model of the old kernel as no longer live (ipywidgets' `comm_live` turns false,
+ *   announced by the model's `comm_live_update` event): the chat this view showed is gone with
+ *   the old kernel, and a restarted kernel never brings that model back.
+ * - `lost`: a request could not be sent (the comm is closed or the kernel is gone), or the
+ *   kernel closed the comm. Front ends that never announce a restart end up here at the first
+ *   request.
+ *
+ * Either way the view stays as it was, read-only, until its cell runs again.
+ */
+export type Link = "live" | "restarted" | "lost";
 
 export function newViewId(): string {
   const c = (globalThis as { crypto?: Crypto }).crypto;
@@ -23,15 +42,27 @@ export function newViewId(): string {
   return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
 
+const RUN_ENDS = new Set<string>(["RUN_FINISHED", "RUN_ERROR"]);
+
 export class Connection {
   readonly mirror: Mirror;
   readonly traits: TraitStore;
   readonly notices = new NoticeStore();
+  readonly history = new RunHistory();
+  readonly clock = new MessageClock();
   private readonly onCustom: ModelCallback;
+  private readonly onCommLive: ModelCallback;
+  private readonly onCommClose: ModelCallback;
   private readonly offResync: () => void;
+  private readonly offClock: () => void;
   private lastHello = Number.NEGATIVE_INFINITY;
   private resyncTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
+  private _link: Link = "live";
+  private linkListeners = new Set<() => void>();
+  /** Set while a snapshot is applied, with its events' times, for the clock. */
+  private snapshotTimes: Map<string, number> | null = null;
+  private liveTimes: Map<string, number> = new Map();
 
   constructor(
     readonly model: AnyModel,
@@ -43,10 +74,26 @@ export class Connection {
       const msg = parseKernelMessage(content);
       if (msg === null) return;
       if (msg.kind === "notice") this.notices.add(msg.level, msg.text);
-      else this.mirror.apply(msg);
+      else this.receive(msg);
     };
     model.on("msg:custom", this.onCustom);
+    const conn = this;
+    // ipywidgets calls this with the view as `this`; a model that says it is live again (no
+    // front end does so today) is not a loss.
+    this.onCommLive = function (this: unknown) {
+      const model = (this as { model?: { comm_live?: unknown } } | null | undefined)?.model;
+      if (model?.comm_live === true) return;
+      conn.lose("restarted");
+    };
+    model.on("comm_live_update", this.onCommLive);
+    this.onCommClose = () => this.lose("lost");
+    model.on("comm:close", this.onCommClose);
     this.offResync = this.mirror.subscribe("resync", () => this.requestSnapshot());
+    this.offClock = this.mirror.onChange((change) => {
+      const present = [...change.messages].filter((id) => this.mirror.message(id) !== undefined);
+      if (this.snapshotTimes !== null) this.clock.fromSnapshot(present, this.snapshotTimes);
+      else this.clock.fromLive(present, this.liveTimes);
+    });
     // The chat's predictive-state rules, which the mirror applies to every TOOL_CALL_ARGS.
     const predictRules = () => this.mirror.setPredictRules(this.traits.get("predict_state"));
     predictRules();
@@ -58,13 +105,36 @@ export class Connection {
     this.hello();
   }
 
-  send(request: ViewRequest): void {
-    if (this.disposed) return;
+  get link(): Link {
+    return this._link;
+  }
+
+  get live(): boolean {
+    return this._link === "live";
+  }
+
+  /** Calls `listener` when the link is lost. */
+  subscribeLink(listener: () => void): () => void {
+    this.linkListeners.add(listener);
+    return () => this.linkListeners.delete(listener);
+  }
+
+  /** Sends a request; false when it could not go (the kernel is gone: the caller keeps what the
+   * user typed). */
+  send(request: ViewRequest): boolean {
+    if (this.disposed || !this.live) return false;
     try {
       this.model.send(request);
+      return true;
     } catch (error) {
-      warn(`could not send ${request.kind}:`, error);
-      this.notices.add("error", `Could not reach the kernel (${request.kind}).`);
+      // A value JSON cannot carry (a cycle, a BigInt) fails this request alone.
+      if (error instanceof TypeError) {
+        warn(`could not send ${request.kind}:`, error);
+        this.notices.add("error", `Could not send this to the kernel (${request.kind}).`);
+      } else {
+        this.lose("lost");
+      }
+      return false;
     }
   }
 
@@ -86,9 +156,58 @@ export class Connection {
     this.disposed = true;
     if (this.resyncTimer !== undefined) clearTimeout(this.resyncTimer);
     this.model.off("msg:custom", this.onCustom);
+    this.model.off("comm_live_update", this.onCommLive);
+    this.model.off("comm:close", this.onCommClose);
     this.offResync();
+    this.offClock();
     this.traits.dispose();
     this.notices.dispose();
+    this.linkListeners.clear();
+  }
+
+  private lose(reason: Exclude<Link, "live">): void {
+    if (this.disposed || !this.live) return;
+    this._link = reason;
+    if (this.resyncTimer !== undefined) clearTimeout(this.resyncTimer);
+    this.resyncTimer = undefined;
+    for (const listener of [...this.linkListeners]) listener();
+  }
+
+  /** Applies a kernel message to the mirror, and to the history and the clock around it. */
+  private receive(msg: Exclude<KernelMessage, { kind: "notice" }>): void {
+    if (msg.kind === "snapshot") {
+      if (msg.viewId !== null && msg.viewId !== this.viewId) return;
+      this.snapshotTimes = eventTimes(msg.events);
+      try {
+        this.mirror.apply(msg);
+      } finally {
+        this.snapshotTimes = null;
+      }
+      this.history.snapshot(this.mirror.events(), this.mirror.messages());
+      return;
+    }
+    if (msg.kind !== "events" || !this.mirror.ready) {
+      this.mirror.apply(msg);
+      return;
+    }
+    // A run's record needs the transcript as it stands when that run ends, so a batch that ends
+    // a run and goes on (the next run of the turn) is applied in two parts.
+    this.liveTimes = eventTimes(msg.events);
+    try {
+      let from = 0;
+      for (let i = 0; i < msg.events.length; i++) {
+        const type = (msg.events[i] as { type?: unknown } | undefined)?.type;
+        if (i === msg.events.length - 1 || (typeof type === "string" && RUN_ENDS.has(type))) {
+          const part = msg.events.slice(from, i + 1);
+          from = i + 1;
+          this.mirror.apply(part.length === msg.events.length ? msg : { kind: "events", events: part });
+          for (const event of part) if (checkEvent(event) === null) this.history.event(event as AguiEvent, this.mirror.messages());
+        }
+      }
+      if (msg.events.length === 0) this.mirror.apply(msg);
+    } finally {
+      this.liveTimes = new Map();
+    }
   }
 
   private hello(): void {

@@ -1,14 +1,17 @@
 /** The transcript: one keyed row per message. The list itself re-renders only when messages
- * are added, removed or reordered; rows update themselves. */
+ * are added, removed or reordered; rows update themselves. What past runs left (their steps,
+ * a failed turn's error) sits after the message it followed. */
 import { useState } from "preact/hooks";
-import type { RenderMessage } from "../wire";
+import { type PastRun, runTraces } from "../history";
+import type { Message, RenderMessage } from "../wire";
 import { Bundle } from "./Bundle";
 import { useView } from "./context";
-import { useTopics, useTrait } from "./hooks";
+import { useSubscription, useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
-import { MessageRow } from "./MessageRow";
-import { PlainText } from "./Text";
-import type { Message } from "../wire";
+import { useLive } from "./KernelBanner";
+import { type Author, MessageRow } from "./MessageRow";
+import { StepList } from "./StatusLine";
+import { FoldingText } from "./Text";
 
 /** The sub-agent run a message belongs to (AG-UI 1.0 attribution), if any. */
 function subagentOf(message: Message): string | null {
@@ -38,11 +41,30 @@ export function lastTurn(messages: readonly Message[]): { user: string | null; a
   return { user, answer: user === null ? null : answer };
 }
 
+/** Who a row speaks for, to label the first row of each run of rows by one author. A tool result
+ * shown inside its call's card is no row of its own (null). */
+function authorOf(message: Message, shownAlone: boolean): Author | null {
+  switch (message.role) {
+    case "user":
+      return "user";
+    case "assistant":
+    case "reasoning":
+    case "activity":
+      return "assistant";
+    case "tool":
+      return shownAlone ? "assistant" : null;
+    default:
+      return null;
+  }
+}
+
 export function MessageList() {
   const { conn } = useView();
-  useTopics("list", "ready", "renders", "subagents");
+  useTopics("list", "ready", "renders", "subagents", "run");
+  useSubscription((listener) => conn.history.subscribe(listener), [conn]);
   const messages = conn.mirror.messages();
   if (!conn.mirror.ready) return <div class="agui-empty">Connecting to the kernel…</div>;
+  if (messages.length === 0) return <EmptyChat />;
   const { user, answer } = lastTurn(messages);
   const ids = new Set(messages.map((m) => m.id));
   // State renders sit after the message they follow (the last of the run that changed the state),
@@ -54,6 +76,7 @@ export function MessageList() {
     if (r.after !== null && ids.has(r.after)) pushTo(after, r.after, r);
     else atEnd.push(r);
   }
+  const traces = runTraces(conn.history, messages);
   // A sub-agent's messages are shown together, where its first message is.
   const members = new Map<string, string[]>();
   for (const m of messages) {
@@ -62,6 +85,7 @@ export function MessageList() {
   }
   const seen = new Set<string>();
   const rows = [];
+  let lastAuthor: Author | null = null;
   for (const m of messages) {
     if (seen.has(m.id)) continue; // a duplicate id cannot be keyed; the mirror warned
     seen.add(m.id);
@@ -70,15 +94,23 @@ export function MessageList() {
       if (!seen.has(`subagent:${sub}`)) {
         seen.add(`subagent:${sub}`);
         rows.push(<SubagentBlock key={`subagent:${sub}`} id={sub} messageIds={members.get(sub) ?? []} />);
+        lastAuthor = "assistant";
       }
     } else {
-      rows.push(<MessageRow key={m.id} id={m.id} lastUser={m.id === user} lastAnswer={m.id === answer} />);
+      const shownAlone = m.role !== "tool" || conn.mirror.callOwnerOf(m.toolCallId) === undefined;
+      const author = authorOf(m, shownAlone);
+      const label = author !== null && author !== lastAuthor ? author : undefined;
+      if (author !== null) lastAuthor = author;
+      rows.push(<MessageRow key={m.id} id={m.id} lastUser={m.id === user} lastAnswer={m.id === answer} author={label} />);
     }
     for (const r of after.get(m.id) ?? []) rows.push(<StateRender key={r.key} render={r} />);
+    for (const t of traces.get(m.id) ?? []) {
+      if (t.showSteps) rows.push(<PastSteps key={`steps:${t.run.runId}:${m.id}`} run={t.run} />);
+      if (t.showError) rows.push(<PastError key={`error:${t.run.runId}:${m.id}`} run={t.run} />);
+    }
   }
   return (
     <>
-      {messages.length === 0 && <div class="agui-empty">No messages yet.</div>}
       {rows}
       {atEnd.map((r) => (
         <StateRender key={r.key} render={r} />
@@ -86,6 +118,27 @@ export function MessageList() {
       <Suggestions />
     </>
   );
+}
+
+/** An empty chat: the agent's starter prompts when it has some, else a line saying what to do. */
+function EmptyChat() {
+  const starters = useStarters();
+  return (
+    <div class="agui-welcome">
+      <div class="agui-empty">
+        {starters ? "No messages yet. Start with one of these, or type your own below." : "No messages yet. Type a message below and press Enter to start."}
+      </div>
+      <Suggestions />
+    </div>
+  );
+}
+
+/** True when the empty chat has starter prompts to offer now. */
+function useStarters(): boolean {
+  const items = useTrait("suggestions");
+  const after = useTrait("suggestions_after");
+  const live = useLive();
+  return items.length > 0 && after === "" && live;
 }
 
 /** What a state renderer (`chat.render_state`) made of the shared state. */
@@ -102,20 +155,63 @@ function StateRender({ render }: { render: RenderMessage }) {
   );
 }
 
-/** One sub-agent's part of the run: its name, its outcome, and its messages and tool calls. */
+/** The steps a finished run went through, where its progress was shown while it ran. */
+function PastSteps({ run }: { run: PastRun }) {
+  return (
+    <div class="agui-row agui-run-steps" role="group" aria-label="Steps of an earlier run" data-run={run.runId}>
+      <div class="agui-run-steps-list">
+        <StepList done={run.steps} unfinished={run.unfinished} />
+      </div>
+    </div>
+  );
+}
+
+/** A failed turn, after the next one started: a compact line (the latest error is the banner's). */
+function PastError({ run }: { run: PastRun }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div class="agui-row agui-past-error" role="note" data-run={run.runId}>
+      {/* One line, cut with an ellipsis; the whole error is in it, shown in full on a click. */}
+      <button type="button" class="agui-past-error-line" aria-expanded={open} title={open ? undefined : run.error} onClick={() => setOpen(!open)}>
+        <Icon name="alert" />
+        <span class="agui-past-error-text">
+          <span class="agui-error-label">Failed:</span> {run.error}
+        </span>
+      </button>
+    </div>
+  );
+}
+
+/** One sub-agent's part of the run: its name, its outcome, and its messages and tool calls.
+ * Open while it works, folded once it is done, unless the user opened or closed it. */
 function SubagentBlock({ id, messageIds }: { id: string; messageIds: string[] }) {
   const { conn } = useView();
+  const live = useLive();
   const info = conn.mirror.subagent(id);
   const status = info?.status ?? "running";
-  const [open, setOpen] = useState<boolean | null>(null);
-  const shown = open ?? status === "running";
-  const label = status === "running" ? "working" : status === "finished" ? "done" : "failed";
+  const working = status === "running" && live && conn.mirror.run.active;
+  // Only the user's own toggles are kept: the browser also fires `toggle` when `open` is set
+  // from here, and taking that for a choice would keep the block open for good.
+  const [chosen, setChosen] = useState<boolean | null>(null);
+  const shown = chosen ?? working;
+  // A sub-agent whose end this view never saw (its run stopped or failed first) is not working.
+  const label = working ? "working" : status === "finished" ? "done" : status === "error" ? "failed" : info ? "stopped" : "";
+  const badge = working ? "running" : status === "finished" ? "done" : status === "error" ? "error" : "stopped";
   return (
     <div class="agui-row agui-row-subagent">
-      <details class="agui-subagent" data-subagent={id} data-status={status} open={shown} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <details
+        class="agui-subagent"
+        data-subagent={id}
+        data-status={status}
+        open={shown}
+        onToggle={(e) => {
+          const open = (e.currentTarget as HTMLDetailsElement).open;
+          if (open !== shown) setChosen(open);
+        }}
+      >
         <summary>
           <span class="agui-subagent-name">{info?.name ?? "sub-agent"}</span>{" "}
-          <span class={`agui-badge agui-badge-${status === "running" ? "running" : status === "finished" ? "done" : "error"}`}>{label}</span>
+          {label && <span class={`agui-badge agui-badge-${badge}`}>{label}</span>}
           {info?.description ? <span class="agui-subagent-description"> {info.description}</span> : null}
         </summary>
         {messageIds.map((mid) => (
@@ -130,12 +226,13 @@ function SubagentBlock({ id, messageIds }: { id: string; messageIds: string[] })
 /** Suggested prompts as chips: the starters while the chat is empty, and those an agent gave
  * (CUSTOM `suggestions` or the state's `suggestions`) below its answer until the user sends. */
 export function Suggestions() {
-  const { conn } = useView();
+  const { conn, follower } = useView();
   const items = useTrait("suggestions");
   const after = useTrait("suggestions_after");
   const status = useTrait("status");
   const queued = useTrait("queued");
-  if (items.length === 0 || (status !== "idle" && status !== "error") || queued.length > 0) return null;
+  const live = useLive();
+  if (!live || items.length === 0 || (status !== "idle" && status !== "error") || queued.length > 0) return null;
   const messages = conn.mirror.messages();
   const last = messages[messages.length - 1];
   const show = messages.length === 0 || (after !== "" && last?.id === after);
@@ -143,7 +240,15 @@ export function Suggestions() {
   return (
     <div class="agui-suggestions" role="group" aria-label="Suggestions">
       {items.map((s, i) => (
-        <button key={`${i}:${s.title}`} type="button" class="agui-chip" title={s.message} onClick={() => conn.send({ kind: "send", text: s.message })}>
+        <button
+          key={`${i}:${s.title}`}
+          type="button"
+          class="agui-chip"
+          title={s.message}
+          onClick={() => {
+            if (conn.send({ kind: "send", text: s.message })) follower.follow();
+          }}
+        >
           {s.title}
         </button>
       ))}
@@ -160,7 +265,7 @@ export function QueuedList() {
       {queued.map((q) => (
         <div key={q.id} class="agui-row agui-row-user agui-row-queued">
           <div class="agui-bubble agui-bubble-user">
-            <PlainText text={q.text} />
+            <FoldingText text={q.text} />
             <div class="agui-queued-tag">queued</div>
           </div>
         </div>
@@ -171,10 +276,11 @@ export function QueuedList() {
 
 /** The latest run's error (RUN_ERROR, or the `error` trait after a reload), with Retry. */
 export function ErrorBanner() {
-  const { conn } = useView();
+  const { conn, follower } = useView();
   useTopics("run");
   const traitError = useTrait("error");
   const status = useTrait("status");
+  const live = useLive();
   const run = conn.mirror.run;
   const text = run.error || (run.active ? "" : traitError);
   if (!text) return null;
@@ -184,8 +290,14 @@ export function ErrorBanner() {
       <div class="agui-error-text">
         <span class="agui-error-label">Error:</span> {text}
       </div>
-      {!busy && (
-        <button type="button" class="agui-btn agui-btn-small" onClick={() => conn.send({ kind: "regenerate" })}>
+      {!busy && live && (
+        <button
+          type="button"
+          class="agui-btn agui-btn-small"
+          onClick={() => {
+            if (conn.send({ kind: "regenerate" })) follower.follow();
+          }}
+        >
           <Icon name="retry" />
           Retry
         </button>

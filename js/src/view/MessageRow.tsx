@@ -12,11 +12,15 @@ import { useMessage, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
+import { useLive } from "./KernelBanner";
 import { insertLineBreak, isComposing } from "./keys";
 import { Markdown } from "./Markdown";
 import { pure } from "./pure";
-import { PlainText } from "./Text";
+import { FoldingText, PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
+
+/** Who speaks in a row: the person at the notebook, or the agent. */
+export type Author = "user" | "assistant";
 
 type RowProps = {
   id: string;
@@ -24,6 +28,8 @@ type RowProps = {
   lastUser?: boolean;
   /** the last answer: it can be regenerated */
   lastAnswer?: boolean;
+  /** set on the first row of each run of rows by one author: that row is labelled */
+  author?: Author | undefined;
 };
 
 export const MessageRow = pure(function MessageRow(props: RowProps) {
@@ -41,18 +47,21 @@ function Guard({ children }: { children: ComponentChildren }) {
   return <>{children}</>;
 }
 
-function MessageBody({ id, lastUser = false, lastAnswer = false }: RowProps) {
+function MessageBody({ id, lastUser = false, lastAnswer = false, author }: RowProps) {
   const { conn } = useView();
   const message = useMessage(id);
+  const live = useLive();
   if (!message) return null;
-  const streaming = conn.mirror.isStreaming(id);
+  // A run cut off by a lost kernel never ends: nothing streams any more.
+  const streaming = live && conn.mirror.isStreaming(id);
+  const label = author ? <AuthorLine author={author} /> : null;
   switch (message.role) {
     case "user":
-      return <UserMessage message={message} editable={lastUser} />;
+      return <UserMessage message={message} editable={lastUser} label={label} />;
     case "assistant":
-      return <AssistantMessage message={message} streaming={streaming} regenerable={lastAnswer} />;
+      return <AssistantMessage message={message} streaming={streaming} regenerable={lastAnswer} label={label} />;
     case "reasoning":
-      return <Reasoning text={textOf(message.content)} streaming={streaming} />;
+      return <Reasoning text={textOf(message.content)} streaming={streaming} label={label} />;
     case "tool": {
       // Shown inside the card of the call it answers; alone only when that call is unknown.
       if (conn.mirror.callOwnerOf(message.toolCallId) !== undefined) return null;
@@ -60,6 +69,7 @@ function MessageBody({ id, lastUser = false, lastAnswer = false }: RowProps) {
       const display = displayOf(message);
       return (
         <div class="agui-row agui-row-tool">
+          {label}
           <div class="agui-tool">
             <div class="agui-tool-head">
               <span class="agui-tool-name">Tool result</span>
@@ -70,16 +80,55 @@ function MessageBody({ id, lastUser = false, lastAnswer = false }: RowProps) {
       );
     }
     case "activity":
-      return <ActivityCard type={message.activityType} content={message.content} />;
+      return <ActivityCard type={message.activityType} content={message.content} label={label} />;
     default:
       return <SystemNote message={message} />;
   }
 }
 
-/** Is the chat between runs (actions that start a run are offered only then)? */
+/** Is the chat between runs, with its kernel there (actions that start a run are offered only
+ * then)? */
 function useIdle(): boolean {
   const status = useTrait("status");
-  return status === "idle" || status === "error";
+  const live = useLive();
+  return live && (status === "idle" || status === "error");
+}
+
+/** The name over the first row of each author's turn: "You", or the agent's name. */
+function AuthorLine({ author }: { author: Author }) {
+  const agent = useTrait("agent_name");
+  if (author === "user") {
+    return (
+      <div class="agui-author agui-author-user">
+        <span class="agui-author-name">You</span>
+      </div>
+    );
+  }
+  return (
+    <div class="agui-author agui-author-assistant">
+      <span class="agui-avatar" aria-hidden="true">
+        <Icon name="agent" />
+      </span>
+      <span class="agui-author-name">{agent || "Assistant"}</span>
+    </div>
+  );
+}
+
+/** When this view saw the message arrive (shown with the message's actions), if it knows. */
+function MessageTime({ id }: { id: string }) {
+  const { conn } = useView();
+  const at = conn.clock.at(id);
+  if (at === null) return null;
+  const when = new Date(at);
+  const today = new Date().toDateString() === when.toDateString();
+  const short = today
+    ? when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : when.toLocaleString([], { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return (
+    <time class="agui-time" dateTime={when.toISOString()} title={when.toLocaleString()}>
+      {short}
+    </time>
+  );
 }
 
 function CopyMessage({ text }: { text: string }) {
@@ -108,48 +157,71 @@ function CopyMessage({ text }: { text: string }) {
 }
 
 function RegenerateButton() {
-  const { conn } = useView();
+  const { conn, follower } = useView();
   if (!useIdle()) return null;
+  const regenerate = () => {
+    if (conn.send({ kind: "regenerate" })) follower.follow();
+  };
   return (
-    <button type="button" class="agui-action" aria-label="Regenerate" title="Regenerate the answer" onClick={() => conn.send({ kind: "regenerate" })}>
+    <button type="button" class="agui-action" aria-label="Regenerate" title="Regenerate the answer" onClick={regenerate}>
       <Icon name="regenerate" />
     </button>
   );
 }
 
-function EditButton({ onEdit }: { onEdit: () => void }) {
+function EditButton({ onEdit, button }: { onEdit: () => void; button: { current: HTMLButtonElement | null } }) {
   if (!useIdle()) return null;
   return (
-    <button type="button" class="agui-action" aria-label="Edit message" title="Edit and send again" onClick={onEdit}>
+    <button type="button" class="agui-action" ref={button} aria-label="Edit message" title="Edit and send again" onClick={onEdit}>
       <Icon name="edit" />
     </button>
   );
 }
 
-function UserMessage({ message, editable }: { message: Extract<Message, { role: "user" }>; editable: boolean }) {
+type Label = { label: ComponentChildren };
+
+function UserMessage({ message, editable, label }: { message: Extract<Message, { role: "user" }>; editable: boolean } & Label) {
   const [editing, setEditing] = useState(false);
+  const editButton = useRef<HTMLButtonElement>(null);
+  // After a cancelled edit the keyboard goes back to the Edit button, not to the page.
+  const refocus = useRef(false);
+  useLayoutEffect(() => {
+    if (!editing && refocus.current) {
+      refocus.current = false;
+      editButton.current?.focus();
+    }
+  }, [editing]);
   const text = textOf(message.content);
   const parts = Array.isArray(message.content) ? message.content.map(partLabel).filter(Boolean) : [];
   const refused = refusal(message);
-  if (editing && editable) return <EditBox message={message} text={text} onDone={() => setEditing(false)} />;
+  if (editing && editable) {
+    const done = (cancelled: boolean) => {
+      refocus.current = cancelled;
+      setEditing(false);
+    };
+    return <EditBox message={message} text={text} label={label} onDone={done} />;
+  }
   return (
     <div class="agui-row agui-row-user">
+      {label}
       <div class="agui-bubble agui-bubble-user">
-        <PlainText text={text} />
+        <FoldingText text={text} />
         {parts.length > 0 && <div class="agui-attachments">{parts.join(" ")}</div>}
         {refused !== null && <div class="agui-refused">Not sent: {refused}</div>}
       </div>
       <div class="agui-actions-bar">
+        <MessageTime id={message.id} />
         {text !== "" && <CopyMessage text={text} />}
-        {editable && <EditButton onEdit={() => setEditing(true)} />}
+        {editable && <EditButton button={editButton} onEdit={() => setEditing(true)} />}
       </div>
     </div>
   );
 }
 
-/** The last user message in a box: Enter (or "Save and send") replaces it and runs again. */
-function EditBox({ message, text, onDone }: { message: Message; text: string; onDone: () => void }) {
-  const { conn } = useView();
+/** The last user message in a box: Enter (or "Save and send") replaces it and runs again;
+ * Escape (or Cancel) leaves it as it was. */
+function EditBox({ message, text, label, onDone }: { message: Message; text: string; onDone: (cancelled: boolean) => void } & Label) {
+  const { conn, follower } = useView();
   const box = useRef<HTMLTextAreaElement>(null);
   useLayoutEffect(() => {
     const el = box.current;
@@ -160,11 +232,16 @@ function EditBox({ message, text, onDone }: { message: Message; text: string; on
   const save = () => {
     const value = (box.current?.value ?? text).trim();
     if (!value) return;
-    if (value !== text.trim()) conn.send({ kind: "edit", messageId: message.id, text: value });
-    onDone();
+    if (value === text.trim()) return onDone(true);
+    // Not sent (the kernel is gone): the box stays open with the edited text.
+    if (!conn.send({ kind: "edit", messageId: message.id, text: value })) return;
+    // The new answer comes below this message, maybe far below a long old answer: follow it.
+    follower.follow();
+    onDone(false);
   };
   return (
     <div class="agui-row agui-row-user agui-row-editing">
+      {label}
       <div class="agui-edit">
         <textarea
           ref={box}
@@ -173,9 +250,9 @@ function EditBox({ message, text, onDone }: { message: Message; text: string; on
           rows={3}
           defaultValue={text}
           onKeyDown={(e) => {
-            if (e.key === "Escape") {
+            if (e.key === "Escape" && !isComposing(e)) {
               e.preventDefault();
-              onDone();
+              onDone(true);
               return;
             }
             if (e.key !== "Enter" || isComposing(e)) return;
@@ -191,7 +268,7 @@ function EditBox({ message, text, onDone }: { message: Message; text: string; on
           <button type="button" class="agui-btn agui-btn-primary" onClick={save}>
             Save and send
           </button>
-          <button type="button" class="agui-btn" onClick={onDone}>
+          <button type="button" class="agui-btn" onClick={() => onDone(true)}>
             Cancel
           </button>
         </div>
@@ -204,17 +281,20 @@ function AssistantMessage({
   message,
   streaming,
   regenerable,
+  label,
 }: {
   message: Extract<Message, { role: "assistant" }>;
   streaming: boolean;
   regenerable: boolean;
-}) {
+} & Label) {
   const { conn } = useView();
+  const live = useLive();
   const text = textOf(message.content);
   const calls = toolCallsOf(message);
   const display = displayOf(message);
   return (
     <div class="agui-row agui-row-assistant">
+      {label}
       {(text !== "" || (streaming && calls.length === 0)) && (
         <div class="agui-bubble agui-bubble-assistant">
           {display !== null && !streaming ? <Bundle bundle={display} /> : <Markdown text={text} streaming={streaming} />}
@@ -225,12 +305,13 @@ function AssistantMessage({
         <ToolCallCard
           key={call.id}
           call={call}
-          streaming={conn.mirror.isCallStreaming(call.id)}
+          streaming={live && conn.mirror.isCallStreaming(call.id)}
           result={conn.mirror.toolResult(call.id)}
         />
       ))}
       {!streaming && (text !== "" || regenerable) && (
         <div class="agui-actions-bar">
+          <MessageTime id={message.id} />
           {text !== "" && <CopyMessage text={text} />}
           {regenerable && <RegenerateButton />}
         </div>
@@ -253,12 +334,13 @@ function wasStopped(message: Message): boolean {
 
 /** An activity message (ACTIVITY_SNAPSHOT / ACTIVITY_DELTA): its type as a label, its content as
  * Markdown when it has a `markdown` or `text` field, else as JSON. */
-export function ActivityCard({ type, content }: { type: string; content: unknown }) {
+export function ActivityCard({ type, content, label = null }: { type: string; content: unknown } & Partial<Label>) {
   const record = isObject(content) ? content : {};
   const markdown = typeof record.markdown === "string" ? record.markdown : typeof record.text === "string" ? record.text : null;
   const shown = valueText(content);
   return (
     <div class="agui-row agui-row-activity">
+      {label}
       <div class="agui-activity" data-activity-type={type}>
         <div class="agui-activity-head">
           <span class="agui-badge agui-activity-type">{type || "activity"}</span>
@@ -269,9 +351,10 @@ export function ActivityCard({ type, content }: { type: string; content: unknown
   );
 }
 
-function Reasoning({ text, streaming }: { text: string; streaming: boolean }) {
+function Reasoning({ text, streaming, label }: { text: string; streaming: boolean } & Label) {
   return (
     <div class="agui-row agui-row-reasoning">
+      {label}
       <details class="agui-reasoning" open={streaming}>
         <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
         <Markdown text={text} streaming={streaming} />

@@ -13,6 +13,10 @@ const PATHS = {
   events: "M2.5 4h2 M6.5 4h7 M2.5 8h2 M6.5 8h7 M2.5 12h2 M6.5 12h7",
   chevron: "M6 4l4 4-4 4",
   retry: "M13 8a5 5 0 1 1-1.5-3.6 M13 2.5v3h-3",
+  unlink: "M6.5 9.5l-2 2a2.1 2.1 0 0 1-3-3l2-2 M9.5 6.5l2-2a2.1 2.1 0 0 1 3 3l-2 2 M5 2.5v2 M2.5 5h2 M11 13.5v-2 M13.5 11h-2",
+  agent: "M8 2.5v2 M4.5 6.5h7a1 1 0 0 1 1 1v4a1 1 0 0 1-1 1h-7a1 1 0 0 1-1-1v-4a1 1 0 0 1 1-1z M6.5 9.5h0 M9.5 9.5h0 M2 9v1.5 M14 9v1.5",
+  user: "M8 8a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5z M3 13.5c.6-2.3 2.6-3.5 5-3.5s4.4 1.2 5 3.5",
+  alert: "M8 2.5l6 10.5H2z M8 6.5v3 M8 11.4v.1",
 } as const;
 
 export function Icon({ name }: IconProps): JSX.Element {

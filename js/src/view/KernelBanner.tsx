@@ -1,0 +1,32 @@
+/** The kernel behind this view is gone: one banner saying so and what to do, instead of
+ * requests that fail one by one. */
+import type { Link } from "../connection";
+import { useView } from "./context";
+import { useSubscription } from "./hooks";
+import { Icon } from "./icons";
+
+/** The link to the kernel, re-rendering when it is lost. */
+export function useLink(): Link {
+  const { conn } = useView();
+  useSubscription((listener) => conn.subscribeLink(listener), [conn]);
+  return conn.link;
+}
+
+/** True while requests reach the kernel. */
+export function useLive(): boolean {
+  return useLink() === "live";
+}
+
+export function KernelBanner({ id }: { id: string }) {
+  const link = useLink();
+  if (link === "live") return null;
+  const what = link === "restarted" ? "The kernel restarted" : "The kernel is no longer reachable";
+  return (
+    <div class="agui-kernel-banner" id={id} role="alert">
+      <Icon name="unlink" />
+      <div class="agui-kernel-banner-text">
+        <strong>{what}:</strong> this chat is disconnected and can no longer send. Run its cell again to continue.
+      </div>
+    </div>
+  );
+}

@@ -198,11 +198,11 @@ describe("tool call cards", () => {
     model.set("pending", []);
     model.kernel({ kind: "messages", start: 1, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "The tool call was cancelled.", error: "cancelled" }] });
     await settle();
-    assert.equal(state(el), "error");
-    assert.equal(badge(el), "cancelled");
+    assert.equal(state(el), "stopped");
+    assert.equal(badge(el), "stopped");
     model.kernel({ kind: "messages", start: 1, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "", error: "disk full" }] });
     await settle();
-    assert.equal(badge(el), "error");
+    assert.equal(badge(el), "failed");
     assert.match(el.querySelector(".agui-tool")?.textContent ?? "", /disk full/);
   });
 
@@ -376,15 +376,15 @@ describe("the state panel", () => {
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
     await settle();
-    button(el, "Edit todos/0/done").click();
+    button(el, "Edit todos/0/text").click();
     await settle();
-    const box = textbox(el, "New value for todos/0/done");
-    assert.equal(box.value, "false");
+    const box = textbox(el, "New value for todos/0/text");
+    assert.equal(box.value, "buy milk");
     box.value = "true";
     press(box, "Enter");
-    assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/todos/0/done", value: true }] }]);
+    assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/todos/0/text", value: true }] }]);
     await settle();
-    assert.equal((globalThis as any).document.activeElement?.getAttribute("aria-label"), "Edit todos/0/done", "the focus goes back to the value");
+    assert.equal((globalThis as any).document.activeElement?.getAttribute("aria-label"), "Edit todos/0/text", "the focus goes back to the value");
 
     button(el, "Edit city").click();
     await settle();
@@ -418,7 +418,7 @@ describe("the state panel", () => {
   });
 
   it("edits a state that is not an object at its root", async () => {
-    const { model, el } = await connected([], new FakeModel(), 7);
+    const { model, el } = await connected([], new FakeModel(), "seven");
     button(el, "Show state").click();
     await settle();
     button(el, "Edit state").click();

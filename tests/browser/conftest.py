@@ -44,7 +44,6 @@ from typing import Any
 
 import nbformat
 import pytest
-
 from playwright.sync_api import Browser, BrowserContext, JSHandle, Locator, Page, expect, sync_playwright
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -192,7 +191,7 @@ class JupyterServer:
         last_error = ""
         for _attempt in range(3):  # another process may take the free port before the server does
             self.port = _free_port()
-            self._log_file = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop())
+            self._log_file = open(self.log_path, "ab")
             argv = [
                 str(jupyter),
                 "lab",
@@ -245,7 +244,7 @@ class JupyterServer:
             method=method,
             headers={"Authorization": f"token {self.token}"},
         )
-        with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 (local server)
+        with urllib.request.urlopen(request, timeout=timeout) as response:
             body = response.read()
         return json.loads(body) if body else None
 
@@ -313,9 +312,7 @@ def browser() -> Iterator[Browser]:
         )
     playwright = sync_playwright().start()
     try:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, timeout=60_000
-        )
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, timeout=60_000)
         try:
             yield browser
         finally:
@@ -699,14 +696,18 @@ class NotebookPage:
 
     def wait_kernel_idle(self, timeout: float = CELL_TIMEOUT, what: str = "the kernel to be idle") -> None:
         try:
-            self.page.wait_for_function("p => window.__aguiTest && window.__aguiTest.kernelIdle(p)", arg=self.name, timeout=timeout)
+            self.page.wait_for_function(
+                "p => window.__aguiTest && window.__aguiTest.kernelIdle(p)", arg=self.name, timeout=timeout
+            )
         except Exception as error:
             detail = self._describe()
             raise BrowserTestError(f"waited {timeout / 1000:.0f} s for {what} ({self.ui}): {detail}") from error
 
     def _describe(self) -> str:
         with contextlib.suppress(Exception):
-            return str(self.page.evaluate("p => window.__aguiTest ? window.__aguiTest.describe(p) : 'no page helpers'", self.name))
+            return str(
+                self.page.evaluate("p => window.__aguiTest ? window.__aguiTest.describe(p) : 'no page helpers'", self.name)
+            )
         return "the page did not answer"
 
     def _await(self, job: int, timeout: float, what: str) -> Any:
@@ -724,7 +725,9 @@ class NotebookPage:
     def run_all(self, timeout: float = CELL_TIMEOUT) -> list[CellResult]:
         """Run > Run All Cells; waits until every cell ran and fails on the first that raised."""
         job = self.page.evaluate("p => window.__aguiTest.runAll(p)", self.name)
-        cells = [CellResult(c["source"], c["executionCount"], c["outputs"]) for c in self._await(job, timeout, "running all cells")]
+        cells = [
+            CellResult(c["source"], c["executionCount"], c["outputs"]) for c in self._await(job, timeout, "running all cells")
+        ]
         for cell in cells:
             cell.check()
         return cells

@@ -36,7 +36,11 @@ def test_picking_an_agent_in_the_toolbar_makes_it_answer(lab):
     expect(chat.user_bubbles, "the coder's thread starts empty").to_have_count(0)
     chat.send("second")
     chat.wait_answer("coder says: second")
-    kernel = json.loads(nb.run_cell("import json\nprint(json.dumps([chat.agent_name, [m['content'] for m in chat.messages]]))").text.strip().splitlines()[-1])
+    kernel = json.loads(
+        nb.run_cell("import json\nprint(json.dumps([chat.agent_name, [m['content'] for m in chat.messages]]))")
+        .text.strip()
+        .splitlines()[-1]
+    )
     assert kernel == ["coder", ["second", "coder says: second"]]
 
     nb.run_cell("chat.agent = 'planner'")

@@ -80,7 +80,7 @@ def test_stop_mid_stream_keeps_the_partial_answer_and_the_next_message_works(lab
     )
     # The kernel round trip above took many token intervals: nothing more arrived meanwhile.
     assert chat.assistant_texts.first.inner_text() == shown, "the text kept changing after Stop"
-    later = recording.stop()[len(samples_at_stop):]
+    later = recording.stop()[len(samples_at_stop) :]
     assert not later, f"the stopped answer changed after Stop (bubble count, text length): {samples_at_stop[-1:]} then {later}"
 
     chat.send("weather in Oslo")
@@ -112,7 +112,9 @@ def test_backend_tool_call_shows_a_card_with_its_result(lab):
 def test_frontend_tool_runs_its_handler_in_the_browser(lab):
     nb = lab.open([QUICKSTART])
     chat = nb.chat()
-    accent_js = "el => [el.style.getPropertyValue('--agui-accent').trim(), getComputedStyle(el).getPropertyValue('--agui-accent').trim()]"
+    accent_js = (
+        "el => [el.style.getPropertyValue('--agui-accent').trim(), getComputedStyle(el).getPropertyValue('--agui-accent').trim()]"
+    )
     assert chat.root.evaluate(accent_js) == ["", ""], "the chat has an accent before the test"
 
     chat.send("make it teal")
@@ -233,4 +235,3 @@ def test_notebook7_renders_the_chat_and_one_exchange_works(lab):
     expect(chat.user_bubbles).to_have_text(["add buy milk"])
     out = nb.run_cell('print(chat.state["todos"][0]["text"])').text
     assert out.strip() == "buy milk", out
-

@@ -30,16 +30,18 @@ RECORD_TEXT = """(root, selector) => {
 
 
 def test_rich_tool_results_tool_renderers_sub_agents_and_activity_show_in_the_chat(lab):
-    nb = lab.open([
-        "from agui_widget import AgentChat, HTML\n\n"
-        "chat = AgentChat()\n\n"
-        "@chat.render_tool('get_weather')\n"
-        "def weather(args, result):\n"
-        "    if result is None:\n"
-        "        return f\"Looking up **{args['city']}**…\"\n"
-        "    return HTML(f\"<p class='forecast'>{result['city']}: {result['temperature_c']} °C</p>\")\n\n"
-        "chat"
-    ])
+    nb = lab.open(
+        [
+            "from agui_widget import AgentChat, HTML\n\n"
+            "chat = AgentChat()\n\n"
+            "@chat.render_tool('get_weather')\n"
+            "def weather(args, result):\n"
+            "    if result is None:\n"
+            "        return f\"Looking up **{args['city']}**…\"\n"
+            "    return HTML(f\"<p class='forecast'>{result['city']}: {result['temperature_c']} °C</p>\")\n\n"
+            "chat"
+        ]
+    )
     chat = nb.chat()
 
     chat.send("chart")
@@ -78,13 +80,15 @@ def test_rich_tool_results_tool_renderers_sub_agents_and_activity_show_in_the_ch
 
 
 def test_a_state_checklist_updates_live_and_predictive_state_follows_streamed_arguments(lab):
-    nb = lab.open([
-        "from agui_widget import AgentChat, Markdown, steps_checklist\n\n"
-        "chat = AgentChat()\n"
-        "chat.render_state(lambda plan: steps_checklist(plan['steps']), key='plan')\n"
-        "chat.render_state(lambda doc: Markdown(doc), key='document')\n"
-        "chat"
-    ])
+    nb = lab.open(
+        [
+            "from agui_widget import AgentChat, Markdown, steps_checklist\n\n"
+            "chat = AgentChat()\n"
+            "chat.render_state(lambda plan: steps_checklist(plan['steps']), key='plan')\n"
+            "chat.render_state(lambda doc: Markdown(doc), key='document')\n"
+            "chat"
+        ]
+    )
     chat = nb.chat()
 
     recorder = chat.root.evaluate_handle(RECORD_TEXT, ".agui-state-render .agui-steps")
@@ -95,8 +99,11 @@ def test_a_state_checklist_updates_live_and_predictive_state_follows_streamed_ar
     expect(checklist.locator(".agui-step-done"), "when the run ends every step is done").to_have_count(4)
     seen = recorder.evaluate("r => r.stop()")
     done_counts = sorted({text.count("done") for text in seen if text})
-    assert len(done_counts) >= 3 and done_counts[-1] == 4, f"the checklist did not update live: it showed {done_counts} steps done"
-    order = chat.root.locator(".agui-transcript > .agui-row").evaluate_all(
+    assert len(done_counts) >= 3 and done_counts[-1] == 4, (
+        f"the checklist did not update live: it showed {done_counts} steps done"
+    )
+    # The record of the run's steps (kept in the transcript once it ends) is not part of this order.
+    order = chat.root.locator(".agui-transcript > .agui-row:not(.agui-run-steps)").evaluate_all(
         "rows => rows.map(r => r.classList.contains('agui-state-render') ? 'render' : r.classList.contains('agui-row-assistant') ? 'assistant' : 'other')"
     )
     assert order[-1] == "render" and order[-2] == "assistant", f"the checklist should follow the run's answer: {order}"
@@ -116,11 +123,13 @@ def test_a_state_checklist_updates_live_and_predictive_state_follows_streamed_ar
 
 
 def test_suggestion_chips_send_and_the_agent_can_offer_new_ones(lab):
-    nb = lab.open([
-        "from agui_widget import AgentChat\n\n"
-        "chat = AgentChat(suggestions=[{'title': 'Paris weather', 'message': 'weather in Paris'}, 'suggest'])\n"
-        "chat"
-    ])
+    nb = lab.open(
+        [
+            "from agui_widget import AgentChat\n\n"
+            "chat = AgentChat(suggestions=[{'title': 'Paris weather', 'message': 'weather in Paris'}, 'suggest'])\n"
+            "chat"
+        ]
+    )
     chat = nb.chat()
     chips = chat.root.get_by_role("group", name="Suggestions")
     expect(chips.get_by_role("button"), "an empty chat shows its starters").to_have_count(2)

@@ -60,7 +60,10 @@ def test_the_saved_notebook_holds_the_latest_conversation(lab):
 
     html = subprocess.run(
         [sys.executable, "-m", "nbconvert", "--to", "html", "--stdout", str(path)],
-        capture_output=True, text=True, timeout=120, check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     ).stdout
     assert "echo: second question" in html, "nbconvert's HTML (what nbviewer shows) should hold the conversation"
 

@@ -14,7 +14,7 @@ from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, set_lab_theme
 
 pytestmark = pytest.mark.browser
 
-AGENT = '''
+AGENT = """
 import altair as alt
 import pandas as pd
 from agui_widget import AgentChat
@@ -46,13 +46,16 @@ class Charts(AgentAdapter):
 
 chat = AgentChat(Charts())
 chat
-'''
+"""
 
 
 def test_an_altair_chart_and_a_raw_vega_lite_spec_are_drawn_by_vega_without_the_network(lab):
     nb = lab.open([AGENT])
     outside: list[str] = []
-    nb.page.on("request", lambda r: outside.append(r.url) if urlparse(r.url).hostname not in (None, "", "127.0.0.1", "localhost") else None)
+    nb.page.on(
+        "request",
+        lambda r: outside.append(r.url) if urlparse(r.url).hostname not in (None, "", "127.0.0.1", "localhost") else None,
+    )
     chat = nb.chat()
 
     chat.send("an altair chart please")
@@ -97,6 +100,4 @@ def test_an_altair_chart_and_a_raw_vega_lite_spec_are_drawn_by_vega_without_the_
 
 def _background(chart) -> str:
     """The colour vega painted behind a chart's marks."""
-    return chart.locator("svg.marks").evaluate(
-        "svg => getComputedStyle(svg).backgroundColor"
-    )
+    return chart.locator("svg.marks").evaluate("svg => getComputedStyle(svg).backgroundColor")

@@ -98,8 +98,37 @@ INSTALL_TRAPS = """() => {
 }"""
 
 # Everything that could make rendered content run script, inside the chat views.
-FORBIDDEN_TAGS = ["script", "iframe", "frame", "frameset", "object", "embed", "applet", "base", "meta", "link", "style", "form", "noscript", "template"]
-URL_ATTRIBUTES = ["href", "src", "action", "formaction", "xlink:href", "srcdoc", "data", "background", "poster", "srcset", "codebase", "dynsrc", "lowsrc"]
+FORBIDDEN_TAGS = [
+    "script",
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "base",
+    "meta",
+    "link",
+    "style",
+    "form",
+    "noscript",
+    "template",
+]
+URL_ATTRIBUTES = [
+    "href",
+    "src",
+    "action",
+    "formaction",
+    "xlink:href",
+    "srcdoc",
+    "data",
+    "background",
+    "poster",
+    "srcset",
+    "codebase",
+    "dynsrc",
+    "lowsrc",
+]
 SCAN = """([selector, forbidden, urlAttrs]) => {
   const roots = document.querySelectorAll(selector);
   const bad = [];
@@ -223,7 +252,9 @@ def test_payloads_in_text_tools_state_events_and_errors_stay_inert(lab):
     nb.run_cell(
         "chat.state = {'from_cell': {p: [p, {'again': p}] for p in PAYLOADS}, 'values': PAYLOADS, **{p: i for i, p in enumerate(PAYLOADS)}}"
     )
-    expect(state_panel.get_by_role("button", name="Collapse from_cell", exact=True), "the cell's state did not show").to_be_visible()
+    expect(
+        state_panel.get_by_role("button", name="Collapse from_cell", exact=True), "the cell's state did not show"
+    ).to_be_visible()
     _scan_and_probe(nb, chat, dialogs, "after chat.state was assigned from a cell")
     values = state_panel.locator(".agui-leaf-value").evaluate_all("els => els.map((e) => e.textContent)")
     assert sum(1 for v in values if v.startswith('"') and "__xss(" in v) >= len(PAYLOADS), (

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
+from ._live_context import LiveContext
 from ._run import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
@@ -39,6 +40,7 @@ __all__ = [
     "EventStream",
     "FrontendTool",
     "FunctionAgent",
+    "LiveContext",
     "Markdown",
     "MemoryThreadStore",
     "RemoteAgent",

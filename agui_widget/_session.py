@@ -24,7 +24,6 @@ import jsonpatch
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
-    Context,
     EventType,
     Message,
     ResumeEntry,
@@ -43,6 +42,7 @@ from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
+from ._live_context import ContextEntry, resolve_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
 from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool
@@ -115,7 +115,7 @@ class Session:
         thread_id: str | None = None,
         state: Any = None,
         messages: Sequence[dict[str, Any]] = (),
-        context: Sequence[Context] = (),
+        context: Sequence[ContextEntry] = (),
         listener: SessionListener | None = None,
         max_events: int = MAX_EVENTS,
         max_event_bytes: int = MAX_EVENT_BYTES,
@@ -129,7 +129,8 @@ class Session:
         self.thread_id = thread_id or new_id("thread")
         self._state: Any = {} if state is None else copy.deepcopy(state)
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
-        self.context = list(context)
+        self.context: list[ContextEntry] = list(context)
+        """What the agent is told beside the transcript; live entries are read as each run starts."""
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
         """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""
@@ -488,7 +489,7 @@ class Session:
             state=copy.deepcopy(self.state),
             messages=_input_messages(self.messages),
             tools=[tool.to_agui() for tool in self.tools],
-            context=list(self.context),
+            context=resolve_context(self.context, self.listener.session_notice),
             resume=resume,
         )
         run.run_ids.append(run_input.run_id)

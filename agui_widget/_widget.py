@@ -32,6 +32,7 @@ from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._hooks import Guard, Hook, Hooks
+from ._live_context import LiveContext, coerce_context
 from ._predict import coerce_rules
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, normalize_messages
@@ -106,7 +107,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         state: Any = None,
         thread_id: str | None = None,
         messages: Sequence[Mapping[str, Any]] | None = None,
-        context: Sequence[Context | Mapping[str, str]] = (),
+        context: Iterable[Context | LiveContext | Mapping[str, Any] | Callable[[], Any]] = (),
         batch_window: float = DEFAULT_WINDOW,
         store: str | os.PathLike[str] | ThreadStore | None = None,
         guard: Guard | None = None,
@@ -126,11 +127,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._threads = Threads(agent, store, thread_id, given, state)
         start = self._threads.start
         predict_rules = coerce_rules(predict_state)
-        frontend = coerce_tools(tools)
-        for candidate in (self._threads.agents or {"": start.agent}).values():
-            # An agent may bring frontend tools of its own (the demo agent does); the chat's win.
-            named = {tool.name for tool in frontend}
-            frontend = [t for t in coerce_tools(getattr(candidate, "frontend_tools", ())) if t.name not in named] + frontend
+        frontend = self._with_agents_tools(coerce_tools(tools))
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
         self._refresh_handle: asyncio.TimerHandle | None = None
@@ -144,7 +141,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             thread_id=start.thread_id,
             state={} if start.state is None else start.state,
             messages=start.messages,
-            context=[c if isinstance(c, Context) else Context(**c) for c in context],
+            context=coerce_context(context),
             listener=self,
             hooks=hooks,
             guard=guard,
@@ -302,7 +299,34 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     @property
     def tools(self) -> list[FrontendTool]:
+        """The frontend tools the agent is offered: the chat's, and those its agents bring.
+        Assignable at any time; the next run sees the new list."""
         return list(self._session.tools)
+
+    @tools.setter
+    def tools(self, tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> None:
+        frontend = self._with_agents_tools(coerce_tools(tools))
+        self._session.tools = frontend
+        self.frontend_tools = [tool.spec() for tool in frontend]
+
+    def _with_agents_tools(self, frontend: list[FrontendTool]) -> list[FrontendTool]:
+        """``frontend`` and the frontend tools the chat's agents bring (the demo agent does); a
+        tool of the chat's wins over an agent's of the same name."""
+        for candidate in (self._threads.agents or {"": self._threads.start.agent}).values():
+            named = {tool.name for tool in frontend}
+            frontend = [t for t in coerce_tools(getattr(candidate, "frontend_tools", ())) if t.name not in named] + frontend
+        return frontend
+
+    @property
+    def context(self) -> list[Context | LiveContext]:
+        """What the agent is told beside the transcript (``RunAgentInput.context``). Assignable at
+        any time; a ``LiveContext`` (or a function, or a dict whose value is a function) is read
+        when each run starts, at most 20,000 characters of it."""
+        return list(self._session.context)
+
+    @context.setter
+    def context(self, entries: Iterable[Context | LiveContext | Mapping[str, Any] | Callable[[], Any]]) -> None:
+        self._session.context = coerce_context(entries)
 
     @property
     def active_run(self) -> Run | None:

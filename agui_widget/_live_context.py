@@ -17,6 +17,7 @@ from ag_ui.core import Context
 
 from ._content import to_json_text
 from ._errors import describe_exception
+from ._wire import CONTEXT_PREVIEW_CHARS
 
 MAX_CONTEXT_CHARS = 20_000
 """Most characters one context entry sends an agent; a longer value is cut, with a note."""
@@ -79,9 +80,10 @@ def _described(source: Callable[[], Any]) -> str:
     return getattr(source, "__name__", None) or type(source).__name__
 
 
-def resolve_context(entries: Iterable[ContextEntry], notify: Notify) -> list[Context]:
-    """The context a run sends: live entries read now, each at most ``MAX_CONTEXT_CHARS``."""
-    out: list[Context] = []
+def read_context(entries: Iterable[ContextEntry], notify: Notify) -> list[Context | None]:
+    """What each entry sends a run, in order: live entries read now, each at most
+    ``MAX_CONTEXT_CHARS``; None for an entry that could not be read (the user is told)."""
+    out: list[Context | None] = []
     for entry in entries:
         if isinstance(entry, Context):
             out.append(_bounded(entry.description, entry.value, notify))
@@ -92,8 +94,21 @@ def resolve_context(entries: Iterable[ContextEntry], notify: Notify) -> list[Con
         except Exception as exc:
             message, _code = describe_exception(exc)
             notify("warning", f"The context {entry.description!r} could not be read, so the agent did not get it: {message}")
+            out.append(None)
             continue
         out.append(_bounded(entry.description, text, notify))
+    return out
+
+
+def summaries(entries: Iterable[ContextEntry], read: list[Context | None] | None = None) -> list[dict[str, Any]]:
+    """The ``agent_context`` trait: each entry's description, the start of its text and its
+    length; a live entry's from ``read`` (what the last run was sent), else empty."""
+    out: list[dict[str, Any]] = []
+    for index, entry in enumerate(entries):
+        live = isinstance(entry, LiveContext)
+        sent = entry if isinstance(entry, Context) else (read[index] if read is not None and index < len(read) else None)
+        text = sent.value if sent is not None else ""
+        out.append({"description": entry.description, "preview": text[:CONTEXT_PREVIEW_CHARS], "length": len(text), "live": live})
     return out
 
 

@@ -24,6 +24,7 @@ import jsonpatch
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
+    Context,
     EventType,
     Message,
     ResumeEntry,
@@ -42,7 +43,7 @@ from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
 from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
-from ._live_context import ContextEntry, resolve_context
+from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
 from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool
@@ -88,6 +89,9 @@ class SessionListener:
 
     def session_notice(self, level: Literal["info", "warning", "error"], text: str) -> None:
         """Something for the user to read that is not part of the transcript."""
+
+    def session_context(self, read: Sequence[Context | None]) -> None:
+        """What each ``context`` entry sends the run about to start (None: it could not be read)."""
 
 
 @dataclass
@@ -480,6 +484,11 @@ class Session:
         elif task.cancelled():
             self._stop_turn(run)
 
+    def _context_for_run(self) -> list[Context]:
+        read = read_context(self.context, self.listener.session_notice)
+        self.listener.session_context(read)
+        return [entry for entry in read if entry is not None]
+
     async def _one_run(self, run: Run, resume: list[ResumeEntry] | None) -> Literal["done", "wait", "error", "cancelled"]:
         """One AG-UI run: stream the agent's events through the pipeline into the transcript."""
         run_input = RunAgentInput(
@@ -489,7 +498,7 @@ class Session:
             state=copy.deepcopy(self.state),
             messages=_input_messages(self.messages),
             tools=[tool.to_agui() for tool in self.tools],
-            context=resolve_context(self.context, self.listener.session_notice),
+            context=self._context_for_run(),
             resume=resume,
         )
         run.run_ids.append(run_input.run_id)

@@ -32,7 +32,7 @@ from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._hooks import Guard, Hook, Hooks
-from ._live_context import LiveContext, coerce_context
+from ._live_context import LiveContext, coerce_context, summaries
 from ._predict import coerce_rules
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, normalize_messages
@@ -96,6 +96,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         help="the display id of the output that keeps the conversation in the notebook (views hide it)"
     ).tag(sync=True)
 
+    agent_context: traitlets.List[dict[str, Any]] = traitlets.List(
+        help="what the agent is told beside the transcript, as the view's Context panel lists it"
+    ).tag(sync=True)
+
     messages: traitlets.List[dict[str, Any]] = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
 
@@ -157,6 +161,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             messages=list(self._session.messages),
             state=copy.deepcopy(self._session.state),
             agent_names=list(self._threads.agents),
+            agent_context=summaries(self._session.context),
             agent_name=self._threads.agent_name or "",
             suggestions=normalize_suggestions(suggestions),
             predict_state=[rule.as_dict() for rule in predict_rules],
@@ -327,6 +332,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     @context.setter
     def context(self, entries: Iterable[Context | LiveContext | Mapping[str, Any] | Callable[[], Any]]) -> None:
         self._session.context = coerce_context(entries)
+        self.agent_context = summaries(self._session.context)
+
+    def session_context(self, read: Sequence[Context | None]) -> None:
+        self.agent_context = summaries(self._session.context, list(read))
 
     @property
     def active_run(self) -> Run | None:

@@ -494,6 +494,21 @@ def predict_rules_to_wire(rules: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+class ContextSummary(_Payload):
+    """One entry of what the agent is told beside the transcript, as the view lists it: the
+    start of its text and its length; a live entry's as read when the last run started (empty
+    and 0 before the first)."""
+
+    description: str
+    preview: str
+    length: int = Field(ge=0)
+    live: bool
+
+
+CONTEXT_PREVIEW_CHARS = 400
+"""How much of a context entry's text the view is sent (the agent gets the whole entry)."""
+
+
 class Traits(BaseModel):
     """Every synced traitlet, by its Python name (the names are attributes; their payloads are
     camelCase like the messages). Each field's description is its row in docs/wire.md."""
@@ -520,6 +535,9 @@ class Traits(BaseModel):
     predict_state: list[PredictRule] = Field(
         description="predictive state: the view applies these rules to `TOOL_CALL_ARGS` itself, as the kernel does, "
         "so nothing extra travels"
+    )
+    agent_context: list[ContextSummary] = Field(
+        description="what the agent is told beside the transcript (`chat.context`), for the view's Context panel"
     )
     height: str = Field(description="the chat's height as a CSS length (`AgentChat(height=...)`; \"\" for the view's default)")
     saved_output_id: str = Field(

@@ -16,6 +16,7 @@ from ag_ui.core import BaseEvent, Context, RunAgentInput, RunFinishedEvent, RunS
 
 from agui_widget import AgentChat, DemoAgent, FrontendTool, LiveContext
 from agui_widget._live_context import MAX_CONTEXT_CHARS
+from agui_widget._wire import CONTEXT_PREVIEW_CHARS
 
 from .genui_support import Captured
 
@@ -145,3 +146,25 @@ def test_context_that_cannot_be_sent_is_refused_when_assigned(entries: Any, erro
     with pytest.raises(error):
         chat.context = entries
     assert [entry.description for entry in chat.context] == ["kept"]
+
+
+# -- what the views are told -----------------------------------------------------------------------
+
+
+async def test_the_views_are_told_what_context_the_agent_gets_and_a_live_entry_after_each_run() -> None:
+    agent = Recording()
+    rows = [1, 2]
+    chat = Captured(agent, context=[{"description": "the course", "value": "week 4"}, LiveContext("rows", lambda: len(rows))])
+    assert chat.get_state()["agent_context"] == [
+        {"description": "the course", "preview": "week 4", "length": 6, "live": False},
+        {"description": "rows", "preview": "", "length": 0, "live": True},
+    ]
+    await chat.send("hello")
+    assert chat.agent_context[1] == {"description": "rows", "preview": "2", "length": 1, "live": True}
+    rows.extend(range(98))
+    await chat.send("again")
+    assert chat.agent_context[1]["preview"] == "100"
+
+    chat.context = [{"description": "long", "value": "y" * 1000}]
+    (entry,) = chat.agent_context
+    assert entry["length"] == 1000 and entry["preview"] == "y" * CONTEXT_PREVIEW_CHARS, "views get the start of it"

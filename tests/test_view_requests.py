@@ -45,6 +45,7 @@ KERNEL_OWNED = {
     "predict_state": [],
     "saved_output_id": "forged",
     "height": "999px",
+    "agent_context": [{"description": "forged", "preview": "", "length": 0, "live": False}],
 }
 
 

@@ -28,6 +28,7 @@ const VALIDATED = {
   validateToolSpec: "ToolSpec",
   validateSuggestion: "Suggestion",
   validatePredictRule: "PredictRule",
+  validateContextSummary: "ContextSummary",
 };
 /** Traits whose value is one string or enum; a list trait is validated entry by entry above. */
 const TRAITS = Object.entries(schema.$defs.Traits.properties)

@@ -14,6 +14,7 @@ import {
   type ValidationError,
   type Validator,
   validateAgentName,
+  validateContextSummary,
   validateKernelMessage,
   validatePending,
   validatePredictRule,
@@ -48,6 +49,7 @@ export type {
 // ---------------------------------------------------------------------------------------------
 
 export type {
+  ContextSummary,
   AssetMessage,
   AssetRequest,
   CheckMessage,
@@ -109,6 +111,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "predict_state",
   "saved_output_id",
   "height",
+  "agent_context",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -352,6 +355,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     predict_state: (v) => parseList(v, "predict_state", validatePredictRule),
     saved_output_id: text(validateTrait_saved_output_id),
     height: text(validateTrait_height),
+    agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
   };
   return parsers[name](value);
 }

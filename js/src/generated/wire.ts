@@ -128,6 +128,20 @@ export interface ClearRequest {
 kind: "clear"
 }
 /**
+ * One entry of what the agent is told beside the transcript, as the view lists it: the
+ * start of its text and its length; a live entry's as read when the last run started (empty
+ * and 0 before the first).
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ContextSummary".
+ */
+export interface ContextSummary {
+description: string
+preview: string
+length: number
+live: boolean
+}
+/**
  * Replaces a user message's text, drops what followed, and runs again.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -485,6 +499,10 @@ suggestions_after: string
  * predictive state: the view applies these rules to `TOOL_CALL_ARGS` itself, as the kernel does, so nothing extra travels
  */
 predict_state: PredictRule[]
+/**
+ * what the agent is told beside the transcript (`chat.context`), for the view's Context panel
+ */
+agent_context: ContextSummary[]
 /**
  * the chat's height as a CSS length (`AgentChat(height=...)`; "" for the view's default)
  */

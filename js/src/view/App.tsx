@@ -6,6 +6,7 @@ import { warn } from "../log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext, useView } from "./context";
 import { useAutoScroll, useTrait } from "./hooks";
+import { ContextPanel } from "./ContextPanel";
 import { EventInspector } from "./EventInspector";
 import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
 import { Notices } from "./Notices";
@@ -114,7 +115,8 @@ function Chat() {
   const wide = useWiderThan(shell, SIDE_BY_SIDE_WIDTH);
   const [showState, setShowState] = useState(false);
   const [showEvents, setShowEvents] = useState(false);
-  const side = showState || showEvents;
+  const [showContext, setShowContext] = useState(false);
+  const side = showState || showEvents || showContext;
   return (
     <div
       ref={shell}
@@ -129,12 +131,15 @@ function Chat() {
         showEvents={showEvents}
         onToggleState={() => setShowState(!showState)}
         onToggleEvents={() => setShowEvents(!showEvents)}
+        showContext={showContext}
+        onToggleContext={() => setShowContext(!showContext)}
       />
       <div class="agui-main" data-side={side ? "open" : "closed"}>
         {side && (
           <div class="agui-side">
             {showState && <StatePanel />}
             {showEvents && <EventInspector />}
+            {showContext && <ContextPanel />}
           </div>
         )}
         <div class="agui-conversation">

@@ -3,7 +3,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { AgentPicker } from "./AgentPicker";
 import { useView } from "./context";
-import { useTopics } from "./hooks";
+import { useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
 
@@ -12,9 +12,11 @@ type Props = {
   showEvents: boolean;
   onToggleState: () => void;
   onToggleEvents: () => void;
+  showContext: boolean;
+  onToggleContext: () => void;
 };
 
-export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }: Props) {
+export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, showContext, onToggleContext }: Props) {
   const { conn } = useView();
   useTopics("list", "ready");
   const [confirming, setConfirming] = useState(false);
@@ -29,6 +31,7 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }
   }, [confirming]);
 
   const empty = conn.mirror.messages().length === 0;
+  const gets = useTrait("frontend_tools").length + useTrait("agent_context").length;
   const live = useLive();
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
@@ -40,6 +43,18 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents }
       <button type="button" class="agui-tool-btn" aria-label="Show events" aria-pressed={showEvents} title="AG-UI events" onClick={onToggleEvents}>
         <Icon name="events" />
         <span class="agui-tool-btn-text">Events</span>
+      </button>
+      <button
+        type="button"
+        class="agui-tool-btn"
+        aria-label="Show what the agent gets"
+        aria-pressed={showContext}
+        title="The tools and context the agent gets"
+        onClick={onToggleContext}
+      >
+        <Icon name="agent" />
+        <span class="agui-tool-btn-text">Context</span>
+        {gets > 0 && <span class="agui-tool-btn-count">{gets}</span>}
       </button>
       <span class="agui-toolbar-gap" />
       {confirming ? (

@@ -29,8 +29,16 @@ class Run:
     ``wait_for`` timeout) stops waiting and leaves the turn alone; ``chat.stop()`` ends it.
     """
 
-    def __init__(self, text: str, user_message: dict[str, Any], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        text: str,
+        user_message: dict[str, Any],
+        loop: asyncio.AbstractEventLoop,
+        forwarded_props: dict[str, Any] | None = None,
+    ) -> None:
         self.id = new_id("turn")
+        self.forwarded_props = forwarded_props
+        """This turn's own ``RunAgentInput.forwardedProps``, over the chat's (``chat.send(..., forwarded_props=)``)."""
         self.text = text
         self.user_message = user_message
         self.event_log = EventLog()

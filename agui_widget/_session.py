@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import logging
 import typing
 from collections import deque
@@ -134,6 +135,8 @@ class Session:
         self._state: Any = {} if state is None else copy.deepcopy(state)
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self.context: list[ContextEntry] = list(context)
+        self.forwarded_props: dict[str, Any] = {}
+        """Sent with every run as ``RunAgentInput.forwardedProps`` (model settings an agent may read)."""
         """What the agent is told beside the transcript; live entries are read as each run starts."""
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
@@ -181,11 +184,13 @@ class Session:
 
     # -- what the user does -------------------------------------------------------------------
 
-    def send(self, content: str | list[dict[str, Any]]) -> Run:
+    def send(self, content: str | list[dict[str, Any]], forwarded_props: Mapping[str, Any] | None = None) -> Run:
         """Queue a user turn; it starts at once when no other turn is active.
 
-        ``content`` is text, or AG-UI content parts (text, image, audio, video, document).
+        ``content`` is text, or AG-UI content parts (text, image, audio, video, document);
+        ``forwarded_props`` go to this turn's runs, over the session's own.
         """
+        props = checked_props(forwarded_props, "chat.send(forwarded_props=...)")
         if isinstance(content, str):
             if not content.strip():
                 raise ValueError("chat.send() needs some text")
@@ -212,7 +217,7 @@ class Session:
                 "chat.send() needs a running event loop: call it from a notebook cell or inside asyncio.run()"
             ) from None
         message = {"id": new_id("user"), "role": "user", "content": content}
-        run = Run(text, message, loop)
+        run = Run(text, message, loop, props)
         self.queue.append(run)
         self._changed_status()
         self._start_next()
@@ -499,6 +504,7 @@ class Session:
             messages=_input_messages(self.messages),
             tools=[tool.to_agui() for tool in self.tools],
             context=self._context_for_run(),
+            forwarded_props={**self.forwarded_props, **(run.forwarded_props or {})} or None,
             resume=resume,
         )
         run.run_ids.append(run_input.run_id)
@@ -791,3 +797,19 @@ def _common_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
 
 def _patchable(old: Any, new: Any) -> bool:
     return isinstance(old, (dict, list)) and isinstance(new, (dict, list)) and type(old) is type(new)
+
+
+def checked_props(props: Mapping[str, Any] | None, where: str) -> dict[str, Any] | None:
+    """``forwardedProps`` as an agent gets them: a JSON object, checked before anything is queued."""
+    if props is None:
+        return None
+    if not isinstance(props, Mapping):
+        raise TypeError(f"{where} takes a dict, not {type(props).__name__}")
+    try:
+        plain = json.loads(json.dumps(dict(props), ensure_ascii=False, allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where} must be plain JSON (strings, numbers, lists, dicts): {exc}") from None
+    where_surrogate = lone_surrogate_path(plain)
+    if where_surrogate is not None:
+        raise ValueError(f"{where} holds a lone UTF-16 surrogate at {where_surrogate}")
+    return typing.cast(dict[str, Any], plain)

@@ -35,7 +35,7 @@ from ._hooks import Guard, Hook, Hooks
 from ._live_context import LiveContext, coerce_context, summaries
 from ._predict import coerce_rules
 from ._run import Pending, Run
-from ._session import AlreadyAnswered, Session, SessionListener, normalize_messages
+from ._session import AlreadyAnswered, Session, SessionListener, checked_props, normalize_messages
 from ._store import ThreadStore
 from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
@@ -122,6 +122,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         suggestions: Sequence[str | Mapping[str, str]] = (),
         predict_state: Sequence[Mapping[str, str]] = (),
         height: int | str | None = None,
+        forwarded_props: Mapping[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
@@ -150,6 +151,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             hooks=hooks,
             guard=guard,
         )
+        self._session.forwarded_props = checked_props(forwarded_props, "AgentChat(forwarded_props=...)") or {}
         self._state_source: Any = self._session.state
         self._genui = GenerativeUI(self._send_custom_flushed)
         self._genui.set_predict_rules(predict_rules)
@@ -266,13 +268,24 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             IPython.display.display(data, metadata=metadata, raw=True)
         self._saved.display()
 
-    def send(self, content: str | list[dict[str, Any]]) -> Run:
+    def send(self, content: str | list[dict[str, Any]], *, forwarded_props: Mapping[str, Any] | None = None) -> Run:
         """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
 
         ``content`` is text, or AG-UI content parts (``{"type": "text", "text": ...}``,
-        ``{"type": "image", "source": {...}}``, ...).
+        ``{"type": "image", "source": {...}}``, ...). ``forwarded_props`` reach this turn's runs
+        as ``RunAgentInput.forwardedProps``, over the chat's own (:attr:`forwarded_props`).
         """
-        return self._session.send(content)
+        return self._session.send(content, forwarded_props)
+
+    @property
+    def forwarded_props(self) -> dict[str, Any]:
+        """Sent with every run as ``RunAgentInput.forwardedProps``: settings an agent may read (a
+        model name, a temperature). Assignable; a ``send``'s own props win over these."""
+        return dict(self._session.forwarded_props)
+
+    @forwarded_props.setter
+    def forwarded_props(self, props: Mapping[str, Any] | None) -> None:
+        self._session.forwarded_props = checked_props(props, "chat.forwarded_props") or {}
 
     def stop(self) -> None:
         """Stop the active run: what it said so far stays, closed and marked as stopped."""

@@ -168,3 +168,39 @@ async def test_the_views_are_told_what_context_the_agent_gets_and_a_live_entry_a
     chat.context = [{"description": "long", "value": "y" * 1000}]
     (entry,) = chat.agent_context
     assert entry["length"] == 1000 and entry["preview"] == "y" * CONTEXT_PREVIEW_CHARS, "views get the start of it"
+
+
+# -- forwarded props -------------------------------------------------------------------------------
+
+
+async def test_forwarded_props_reach_each_run_and_a_sends_own_win() -> None:
+    agent = Recording()
+    chat = Captured(agent, forwarded_props={"model": "small", "temperature": 0.2})
+    await chat.send("first")
+    assert agent.inputs[-1].forwarded_props == {"model": "small", "temperature": 0.2}
+    await chat.send("second", forwarded_props={"temperature": 0.9, "seed": 7})
+    assert agent.inputs[-1].forwarded_props == {"model": "small", "temperature": 0.9, "seed": 7}
+    chat.forwarded_props = {}
+    await chat.send("third")
+    assert agent.inputs[-1].forwarded_props is None, "nothing to forward: the field is left out"
+
+
+async def test_a_queued_turn_keeps_its_own_forwarded_props() -> None:
+    agent = Recording()
+    chat = Captured(agent)
+    first = chat.send("first", forwarded_props={"model": "a"})
+    second = chat.send("second", forwarded_props={"model": "b"})
+    await first
+    await second
+    assert [run_input.forwarded_props for run_input in agent.inputs] == [{"model": "a"}, {"model": "b"}]
+
+
+@pytest.mark.parametrize("props", [["not", "a", "dict"], {"f": object()}, {"x": float("nan")}, {"k": "\ud800"}])
+async def test_forwarded_props_that_are_not_plain_json_are_refused_before_anything_is_queued(props: Any) -> None:
+    chat = Captured(Recording())
+    with pytest.raises((TypeError, ValueError)):
+        chat.send("hello", forwarded_props=props)
+    assert chat.messages == [] and chat.status == "idle"
+    with pytest.raises((TypeError, ValueError)):
+        chat.forwarded_props = props
+    assert chat.forwarded_props == {}

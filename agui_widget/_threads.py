@@ -22,6 +22,7 @@ from ._ids import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
 from ._transport import soon
 from .adapters import as_agent
+from .adapters._remote import agents_at
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -58,6 +59,8 @@ class Threads:
         """Precedence when the store already holds the thread: the stored transcript and state
         win, except what the caller gave explicitly (``messages=``, ``state=``), which replaces
         the stored value with a warning when they differ."""
+        if isinstance(agent, str) and agent.startswith(("http://", "https://")):
+            agent = agents_at(agent) or agent  # a server of several agents: one picker entry each
         self.agents: dict[str, Any] = _agents_of(agent) or {}
         self.agent_name: str | None = next(iter(self.agents)) if self.agents else None
         runnable = self.agents[self.agent_name] if self.agent_name else as_agent(agent)

@@ -16,7 +16,7 @@ import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -340,3 +340,37 @@ def _status_advice(status: int) -> tuple[str, str]:
     if status >= 500:
         return "The server failed while handling the run: check its logs.", "agent_error"
     return "Check the URL and the server's logs.", "configuration"
+
+
+DISCOVERY_TIMEOUT = 3.0
+"""Seconds ``AgentChat(url)`` waits for a server's agent list before treating the URL as one agent."""
+
+
+def agents_at(url: str, *, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, RemoteAgent] | None:
+    """The agents a server lists at ``{url}/agents`` (``agui-widget serve``, ``create_app``) when
+    it lists several: each at its own endpoint, for the chat's agent picker.
+
+    None when the URL is one agent: a server that lists one agent or none, any other AG-UI
+    endpoint (no such list), or a server that cannot be reached now (its first run will say why).
+    """
+    import httpx
+
+    listing = url.rstrip("/") + "/agents"
+    try:
+        response = httpx.get(listing, timeout=timeout)
+        entries = response.json().get("agents") if response.status_code == 200 else None
+    except (httpx.HTTPError, ValueError, AttributeError) as exc:
+        log.debug("agui-widget: no agent list at %s (%s); one agent there", listing, exc)
+        return None
+    if not isinstance(entries, list) or len(entries) < 2:
+        return None
+    agents: dict[str, RemoteAgent] = {}
+    for entry in entries:
+        name = entry.get("name") if isinstance(entry, dict) else None
+        path = entry.get("url") if isinstance(entry, dict) else None
+        if not isinstance(name, str) or not name.strip() or not isinstance(path, str) or name in agents:
+            log.warning("agui-widget: %s lists an agent this chat cannot use (%r); one agent at %s", listing, entry, url)
+            return None
+        description = entry.get("description")
+        agents[name] = RemoteAgent(urljoin(url, path), name=name, description=description if isinstance(description, str) else "")
+    return agents

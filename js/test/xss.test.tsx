@@ -264,6 +264,20 @@ describe("the view, with payloads in every place", () => {
     assertInert(el, "pending, queued, notices, error");
     assert.ok(maybeButton(el, "Approve") === null || el.querySelectorAll("button").length > 0);
   });
+
+  it("in the Context panel: tool names and descriptions, context descriptions and texts", async () => {
+    const model = new FakeModel({
+      frontend_tools: XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "manual", handler: null })),
+      agent_context: XSS_PAYLOADS.map((p, i) => ({ description: p, preview: p, length: p.length + i, live: i % 2 === 0 })),
+    });
+    const { el } = await connected([], model);
+    button(el, "Show what the agent gets").click();
+    await settle();
+    for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
+    await settle();
+    assert.equal(el.querySelectorAll('ul[aria-label="Context"] > li').length, XSS_PAYLOADS.length);
+    assertInert(el, "the Context panel");
+  });
 });
 
 describe("generative UI, with payloads in every bundle and label", () => {

@@ -12,6 +12,11 @@ import { parseKernelMessage } from "../src/wire";
 import { chosenType } from "../src/view/Bundle";
 import { type DrawOptions, forgetVega, moduleImporter } from "../src/view/vega";
 
+/** Settles until `done()` holds (at most about 3 s: past that the assertions that follow fail). */
+async function settleUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 50 && !done(); i++) await settle();
+}
+
 // A 1x1 transparent PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 const SPEC = { mark: "bar", data: { values: [{ a: "x", b: 3 }] }, encoding: { x: { field: "a" }, y: { field: "b" } } };
@@ -63,7 +68,8 @@ describe("Vega-Lite charts", () => {
     first.model.kernel(render("state:0", { [VL]: SPEC, "image/png": PNG, "text/plain": "bars" }));
     first.model.kernel(render("state:1", { [VL]: SPEC }));
     second.model.kernel(render("state:0", { "application/vnd.vegalite.v6+json": SPEC }));
-    await settle();
+    // The request goes out after the charts mount; on a busy machine that takes more than a tick.
+    await settleUntil(() => first.model.sentOf("asset").length + second.model.sentOf("asset").length > 0);
 
     const requests = [...first.model.sentOf("asset"), ...second.model.sentOf("asset")];
     assert.deepEqual(requests, [{ kind: "asset", name: "vega" }], "one request for all charts of the page");

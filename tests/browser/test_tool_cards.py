@@ -140,13 +140,20 @@ def runner_of(tabs: dict[str, tuple[NotebookPage, ChatView]], timeout: float = 1
     raise AssertionError(f"neither tab ran the browser tool within {timeout / 1000:.0f} s")
 
 
-def test_a_browser_tool_runs_once_with_the_notebook_open_in_two_tabs(lab):
+def counter_in_two_tabs(lab) -> dict[str, tuple[NotebookPage, ChatView]]:
+    """The counter notebook open in two tabs of one JupyterLab, each holding its handler's answer
+    until released (``window.__aguiHold``)."""
     first = lab.open([COUNTER])
     first.page.evaluate("() => { window.__aguiHold = true; }")
     first.save()
     second = lab.open([], name=first.name, run=False)
     second.page.evaluate("() => { window.__aguiHold = true; }")
-    tabs = {"first": (first, first.chat()), "second": (second, second.chat())}
+    return {"first": (first, first.chat()), "second": (second, second.chat())}
+
+
+def test_a_browser_tool_runs_once_with_the_notebook_open_in_two_tabs(lab):
+    tabs = counter_in_two_tabs(lab)
+    first = tabs["first"][0]
 
     tabs["first"][1].send("count")
 
@@ -177,12 +184,8 @@ def test_a_browser_tool_runs_once_with_the_notebook_open_in_two_tabs(lab):
 
 
 def test_a_call_left_to_a_closed_tab_can_be_run_in_this_one(lab):
-    first = lab.open([COUNTER])
-    first.page.evaluate("() => { window.__aguiHold = true; }")
-    first.save()
-    second = lab.open([], name=first.name, run=False)
-    second.page.evaluate("() => { window.__aguiHold = true; }")
-    tabs = {"first": (first, first.chat()), "second": (second, second.chat())}
+    tabs = counter_in_two_tabs(lab)
+    first = tabs["first"][0]
 
     tabs["second"][1].send("count")
 

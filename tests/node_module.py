@@ -73,10 +73,16 @@ class NodeModule:
         return reply.get("ok")
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
+        end_process(self._process)
         self._dir.cleanup()
+
+
+def end_process(process: subprocess.Popen[Any]) -> None:
+    """Closes a helper process's input, so it ends by itself; killed after 10 s if it does not."""
+    if process.stdin is not None:
+        process.stdin.close()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()

@@ -53,6 +53,7 @@ from agui_widget.adapters import DemoAgent
 
 from . import agui_streams as streams_
 from .agui_streams import Stream, streams
+from .node_module import end_process
 
 ROOT = Path(__file__).resolve().parents[1]
 HELPER = ROOT / "js" / "scripts" / "differential.mjs"
@@ -212,13 +213,7 @@ class NodeReaders:
         return mirror, official
 
     def close(self) -> None:
-        if self._process.stdin is not None:
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
+        end_process(self._process)
         self._stderr.close()
 
 

@@ -104,7 +104,8 @@ export const EVENT_LOG_LIMIT = 2000;
 /** How many finished steps a run remembers for the progress line. */
 const STEPS_KEPT = 50;
 
-const NO_RUN: Readonly<RunInfo> = Object.freeze({
+/** The run info of a chat before its first run. */
+export const NO_RUN: Readonly<RunInfo> = Object.freeze({
   active: false,
   threadId: "",
   runId: "",

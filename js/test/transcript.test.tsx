@@ -10,7 +10,7 @@ import { NoticeStore } from "../src/notices";
 import { Follower } from "../src/view/context";
 import { asksTheUser, isThinking } from "../src/view/StatusLine";
 import { isLongText } from "../src/view/Text";
-import type { RunInfo } from "../src/mirror";
+import { NO_RUN, type RunInfo } from "../src/mirror";
 import type { Message, ToolSpec } from "../src/wire";
 import { doc, FakeModel } from "./dom";
 import { ev } from "./helpers";
@@ -139,18 +139,7 @@ describe("notices", () => {
   });
 });
 
-const run = (patch: Partial<RunInfo>): RunInfo => ({
-  active: false,
-  threadId: "t",
-  runId: "",
-  error: "",
-  errorCode: "",
-  steps: [],
-  finishedSteps: [],
-  sawOutput: false,
-  outcome: undefined,
-  ...patch,
-});
+const run = (patch: Partial<RunInfo>): RunInfo => ({ ...NO_RUN, threadId: "t", ...patch });
 
 describe("the status line", () => {
   it("thinks before a run's first output, and not after the run this view saw end", () => {

@@ -151,15 +151,20 @@ def counter_in_two_tabs(lab) -> dict[str, tuple[NotebookPage, ChatView]]:
     return {"first": (first, first.chat()), "second": (second, second.chat())}
 
 
+def claimed(tabs: dict[str, tuple[NotebookPage, ChatView]]) -> tuple[str, str]:
+    """Waits until one tab claimed the pending call; the names of that tab and of the other."""
+    wait_in_kernel(tabs["first"][0], "chat.pending and chat.pending[0].get('claimedBy')", show="chat.pending")
+    runner = runner_of(tabs)
+    return runner, "second" if runner == "first" else "first"
+
+
 def test_a_browser_tool_runs_once_with_the_notebook_open_in_two_tabs(lab):
     tabs = counter_in_two_tabs(lab)
     first = tabs["first"][0]
 
     tabs["first"][1].send("count")
 
-    wait_in_kernel(first, "chat.pending and chat.pending[0].get('claimedBy')", show="chat.pending")
-    runner = runner_of(tabs)
-    other = "second" if runner == "first" else "first"
+    runner, other = claimed(tabs)
     runner_nb, runner_chat = tabs[runner]
     other_nb, other_chat = tabs[other]
 
@@ -185,13 +190,10 @@ def test_a_browser_tool_runs_once_with_the_notebook_open_in_two_tabs(lab):
 
 def test_a_call_left_to_a_closed_tab_can_be_run_in_this_one(lab):
     tabs = counter_in_two_tabs(lab)
-    first = tabs["first"][0]
 
     tabs["second"][1].send("count")
 
-    wait_in_kernel(first, "chat.pending and chat.pending[0].get('claimedBy')", show="chat.pending")
-    runner = runner_of(tabs)
-    other = "second" if runner == "first" else "first"
+    runner, other = claimed(tabs)
     other_nb, other_chat = tabs[other]
     expect(other_chat.root.get_by_text("Handled in another tab")).to_be_visible()
 

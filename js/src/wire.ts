@@ -78,7 +78,6 @@ export type {
   ViewRequest,
 } from "./generated/wire";
 
-export type MessagesSplice = generated.MessagesMessage;
 export type Pending = generated.Pending;
 export type PredictRule = generated.PredictRule;
 /** One transcript entry as `check` describes it: id, role, content length in UTF-16 code units
@@ -302,12 +301,6 @@ function parseScalar<T>(value: unknown, name: string, validate: Validator, empty
 
 export function parseStatus(value: unknown): Status {
   return parseScalar<Status>(value, "status", validateTrait_status, "idle");
-}
-
-export function parseText(value: unknown, name: string): string {
-  if (typeof value === "string") return value;
-  if (value !== undefined && value !== null) warn(`trait ${name} is not a string:`, preview(value));
-  return "";
 }
 
 export function parsePending(value: unknown): Pending[] {

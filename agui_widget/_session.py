@@ -807,6 +807,8 @@ def checked_props(props: Mapping[str, Any] | None, where: str) -> dict[str, Any]
         raise TypeError(f"{where} takes a dict, not {type(props).__name__}")
     try:
         plain = json.loads(json.dumps(dict(props), ensure_ascii=False, allow_nan=False))
+    except RecursionError:
+        raise ValueError(f"{where} is nested too deeply to send") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where} must be plain JSON (strings, numbers, lists, dicts): {exc}") from None
     where_surrogate = lone_surrogate_path(plain)

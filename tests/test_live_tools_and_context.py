@@ -195,7 +195,14 @@ async def test_a_queued_turn_keeps_its_own_forwarded_props() -> None:
     assert [run_input.forwarded_props for run_input in agent.inputs] == [{"model": "a"}, {"model": "b"}]
 
 
-@pytest.mark.parametrize("props", [["not", "a", "dict"], {"f": object()}, {"x": float("nan")}, {"k": "\ud800"}])
+def nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("props", [["not", "a", "dict"], {"f": object()}, {"x": float("nan")}, {"k": "\ud800"}, nested(5000)])
 async def test_forwarded_props_that_are_not_plain_json_are_refused_before_anything_is_queued(props: Any) -> None:
     chat = Captured(Recording())
     with pytest.raises((TypeError, ValueError)):

@@ -447,7 +447,8 @@ def test_height_trait_and_the_resize_handle_set_the_chat_height(lab):
     dragged = height_of(chat_box(chat))
     nb.page.keyboard.press("ArrowUp")
     wait_height(chat, dragged - 24, what="ArrowUp on the resize handle")
-    assert handle.get_attribute("aria-valuenow") == str(round(dragged - 24)), handle.get_attribute("aria-valuenow")
+    # The ResizeObserver reports the new height a frame after the layout, so wait for it.
+    expect(handle, "aria-valuenow should follow the height").to_have_attribute("aria-valuenow", str(round(dragged - 24)))
 
     # A new height from the kernel replaces the dragged one.
     nb.run_cell('chat.height = "380px"')

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
 from ._live_context import LiveContext
+from ._python_tools import PythonTool, python_tool
 from ._run import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
@@ -43,6 +44,7 @@ __all__ = [
     "LiveContext",
     "Markdown",
     "MemoryThreadStore",
+    "PythonTool",
     "RemoteAgent",
     "Run",
     "SQLiteThreadStore",
@@ -55,5 +57,6 @@ __all__ = [
     "form_tool",
     "js_tool",
     "open_store",
+    "python_tool",
     "steps_checklist",
 ]

@@ -14,8 +14,12 @@ import io
 import json
 import logging
 import re
+import sys
 from collections.abc import Mapping
 from typing import Any
+
+from ._content import to_json_text
+from ._marks import DISPLAY, with_mark
 
 log = logging.getLogger("agui_widget")
 
@@ -113,6 +117,21 @@ def rich_output(value: Any) -> tuple[dict[str, Any], str] | None:
     return None if bundle is None else (bundle, bundle_text(bundle))
 
 
+def tool_result_parts(value: Any, metadata: Mapping[str, Any] | None = None) -> tuple[str, dict[str, Any] | None]:
+    """A tool's return value as a tool message's ``content`` text and ``metadata``.
+
+    A rich value (a figure, a DataFrame, anything IPython can display) is shown in the chat: its
+    MIME bundle goes in the display mark and the model gets its text. Other objects that only
+    look rich are sent as their repr; structured values as JSON."""
+    rich = rich_output(value)
+    if rich is not None:
+        bundle, value = rich
+        metadata = with_mark(metadata, DISPLAY, bundle)
+    elif is_rich(value):
+        value = repr(value)
+    return to_json_text(value), (dict(metadata) if metadata is not None else None)
+
+
 def bundle_text(bundle: Mapping[str, Any]) -> str:
     """A text version of a bundle, for a model: its Markdown, else its plain text."""
     markdown, plain, markup = bundle.get("text/markdown"), bundle.get("text/plain"), bundle.get("text/html")
@@ -166,6 +185,17 @@ def steps_checklist(steps: Any) -> HTML | None:
 
 
 # -- internals -------------------------------------------------------------------------------
+
+
+def release_figure(obj: Any) -> None:
+    """Close a pyplot figure the chat has shown, so the inline backend does not show it again
+    under whichever cell runs next (pyplot keeps every figure it made until it is closed)."""
+    if not _is_figure(obj):
+        return
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    number = getattr(obj, "number", None)
+    if pyplot is not None and number is not None and pyplot.fignum_exists(number):
+        pyplot.close(obj)
 
 
 def _is_mime_dict(obj: Any) -> bool:

@@ -97,6 +97,8 @@ class Pending:
     answered: bool = False
     claimed_by: str | None = None
     """The view that runs this frontend tool's handler (so two tabs do not both run it)."""
+    kernel: Literal["approve", "running"] | None = None
+    """A Python tool's call: waiting for approval, or running in the kernel (None: not one)."""
 
     @property
     def args(self) -> Any:
@@ -115,6 +117,7 @@ class Pending:
                 args=self.args,
                 args_text=self.args_text,
                 claimed_by=self.claimed_by,
+                kernel=self.kernel,
             ).model_dump(by_alias=True)
         item = self.interrupt
         assert item is not None

@@ -46,6 +46,7 @@ from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
+from ._python_tools import DENIED, PythonTool, approval_of, run_python_tool
 from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool
 from ._unicode import has_surrogate, lone_surrogate_path
@@ -99,6 +100,17 @@ class SessionListener:
 class _Waiting:
     items: dict[str, Pending] = field(default_factory=dict)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
+    python_tools: dict[str, PythonTool] = field(default_factory=dict)
+    """The Python tool each kernel-run call (by id) calls."""
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    """Python tool calls running now."""
+
+    def cancel(self) -> None:
+        """Stop waiting for the Python tool calls that run (a sync function's thread runs on;
+        its result is dropped)."""
+        for task in self.tasks:
+            task.cancel()
+        self.tasks.clear()
 
 
 class AlreadyAnswered(KeyError):
@@ -236,18 +248,35 @@ class Session:
             self._stop_turn(run)
 
     def respond(self, id: str, result: Any = None) -> None:
-        """Answer a pending frontend tool call (or an interrupt, approving with ``result``)."""
+        """Answer a pending frontend tool call (or an interrupt, approving with ``result``).
+
+        A Python tool's call that asks for approval takes ``True``/``False`` (or
+        ``{"approved": bool}``): approved, it runs; denied, the agent is told so."""
         item = self._waiting.items.get(id)
         if item is None or item.answered:
             self._not_pending(id)
         if item.kind == "interrupt":
             self.resume(id, result)
             return
+        if item.kernel == "running":
+            raise AlreadyAnswered(f"tool call {id!r} runs in the kernel ({item.name}); the function's return value answers it")
+        if item.kernel == "approve":
+            if approval_of(result):
+                item.kernel = "running"
+                self._start_python_tool(self._waiting, item)
+                self._changed_status()
+            else:
+                self._answer_call(item, {"content": to_json_text(DENIED)}, result)
+            return
         content = _answer_text(f"the result for tool call {id!r}", result)  # refused whole, before anything changes
+        self._answer_call(item, {"content": content}, result)
+
+    def _answer_call(self, item: Pending, message: dict[str, Any], answer: Any) -> None:
+        """The tool message answering a pending call (``message``: its content, error, metadata)."""
         item.answered = True
-        item.answer = result
-        self._answered_ids.append(id)
-        self._append_messages([{"id": new_id("tool"), "role": "tool", "toolCallId": id, "content": content}])
+        item.answer = answer
+        self._answered_ids.append(item.id)
+        self._append_messages([{"id": new_id("tool"), "role": "tool", "toolCallId": item.id, **message}])
         self._after_answer()
 
     def resume(self, interrupt_id: str, payload: Any = None, status: Literal["resolved", "cancelled"] = "resolved") -> None:
@@ -424,6 +453,7 @@ class Session:
             self._end_run(consumer, self._start_index)
         elif not run.run_ids:  # stopped before the agent was asked: the turn still ends as a cancelled run
             self._record_cancelled_run(run)
+        self._waiting.cancel()
         self._waiting = _Waiting()
         self._answer_dangling_tool_calls()
         task = self._task
@@ -690,7 +720,11 @@ class Session:
                 if _has_result(self.messages, call_id):
                     continue
                 name, args = _find_call(self.messages, call_id)
-                waiting.items[call_id] = Pending("tool", call_id, name=name, args_text=args)
+                call = waiting.items[call_id] = Pending("tool", call_id, name=name, args_text=args)
+                tool = next((t for t in self.tools if t.name == name), None)
+                if isinstance(tool, PythonTool):
+                    waiting.python_tools[call_id] = tool
+                    call.kernel = "approve" if tool.approve else "running"
         self._waiting = waiting
         return bool(waiting.items)
 
@@ -698,8 +732,11 @@ class Session:
         """Wait until everything pending is answered; None when the turn was stopped meanwhile."""
         run.status = "waiting"
         self.status = "waiting"
-        self._changed_status()
         waiting = self._waiting
+        for item in waiting.items.values():
+            if item.kernel == "running":
+                self._start_python_tool(waiting, item)
+        self._changed_status()
         try:
             while any(not p.answered for p in waiting.items.values()):
                 waiting.wake.clear()
@@ -713,6 +750,24 @@ class Session:
             return None
         self._waiting = _Waiting()
         return [p.answer for p in waiting.items.values() if p.kind == "interrupt"]
+
+    def _start_python_tool(self, waiting: _Waiting, item: Pending) -> None:
+        """Run a Python tool's call in the kernel; its result answers the call (unless a stop
+        ended the wait first)."""
+        tool = waiting.python_tools[item.id]
+
+        async def call() -> None:
+            try:
+                message = await run_python_tool(tool, item.args_text)
+            except Exception as exc:  # a bug of ours: the call is still answered
+                log.exception("agui-widget: running the python tool %s failed", tool.name)
+                message = {"content": f"Error: {exc}", "error": str(exc)}
+            if self._waiting is waiting and not item.answered:
+                self._answer_call(item, message, None)
+
+        task = asyncio.get_running_loop().create_task(call(), name=f"agui-widget tool {tool.name}")
+        waiting.tasks.add(task)
+        task.add_done_callback(waiting.tasks.discard)
 
     def _after_answer(self) -> None:
         self._changed_status()

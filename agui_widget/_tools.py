@@ -7,7 +7,7 @@ session starts the follow-up run.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -15,7 +15,8 @@ from ag_ui.core import Tool
 
 from . import _wire
 
-ToolUI = Literal["handler", "confirm", "ask", "form", "manual"]
+ToolUI = Literal["handler", "confirm", "ask", "form", "manual", "kernel"]
+"""How a call is answered; ``kernel`` is a Python function the kernel runs (``_python_tools``)."""
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -55,6 +56,7 @@ class FrontendTool:
             parameters=dict(self.parameters),
             ui=self.ui,
             handler=self.handler,
+            approve=bool(getattr(self, "approve", False)),
         ).model_dump(by_alias=True)
 
 
@@ -102,12 +104,17 @@ def form_tool(name: str, description: str, schema: Mapping[str, Any]) -> Fronten
     return FrontendTool(name, description, dict(schema), ui="form")
 
 
-def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> list[FrontendTool]:
-    """Accept FrontendTool, ag_ui ``Tool`` or a plain dict; reject anything else clearly."""
+def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any] | Callable[..., Any]]) -> list[FrontendTool]:
+    """Accept FrontendTool, ag_ui ``Tool``, a plain dict, or a Python function (a tool the kernel
+    runs); reject anything else clearly."""
+    from ._python_tools import python_tool  # it builds on FrontendTool, so it imports this module
+
     result: list[FrontendTool] = []
     for tool in tools:
         if isinstance(tool, FrontendTool):
             result.append(tool)
+        elif callable(tool) and not isinstance(tool, (Tool, Mapping, type)):
+            result.append(python_tool(tool))
         elif isinstance(tool, Tool):
             result.append(FrontendTool(tool.name, tool.description, tool.parameters or dict(_EMPTY_OBJECT_SCHEMA)))
         elif isinstance(tool, Mapping):
@@ -125,7 +132,9 @@ def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> li
                 )
             )
         else:
-            raise TypeError(f"tools=[...] takes FrontendTool, ag_ui.core.Tool or dict items, not {type(tool).__name__}")
+            raise TypeError(
+                f"tools=[...] takes functions, FrontendTool, ag_ui.core.Tool or dict items, not {type(tool).__name__}"
+            )
     names = [t.name for t in result]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -63,6 +63,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
     object with ``run(RunAgentInput)``), or a plain function of the transcript. ``tools`` are the
+    tools the agent may call that live in the notebook: Python functions the kernel runs, and
     frontend tools the UI (or Python, via :meth:`respond`) answers.
     """
 
@@ -107,7 +108,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self,
         agent: Any = None,
         *,
-        tools: Iterable[FrontendTool | Tool | Mapping[str, Any]] = (),
+        tools: Iterable[FrontendTool | Tool | Mapping[str, Any] | Callable[..., Any]] = (),
         state: Any = None,
         thread_id: str | None = None,
         messages: Sequence[Mapping[str, Any]] | None = None,
@@ -292,7 +293,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._session.stop()
 
     def respond(self, tool_call_id: str, result: Any = None) -> None:
-        """Answer a pending frontend tool call (or approve an interrupt with ``result``)."""
+        """Answer a pending frontend tool call (or approve an interrupt with ``result``); for a
+        Python tool that asks for approval, ``True`` runs it and ``False`` denies it."""
         self._session.respond(tool_call_id, result)
 
     def resume(self, interrupt_id: str, payload: Any = None, *, cancel: bool = False) -> None:
@@ -322,7 +324,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         return list(self._session.tools)
 
     @tools.setter
-    def tools(self, tools: Iterable[FrontendTool | Tool | Mapping[str, Any]]) -> None:
+    def tools(self, tools: Iterable[FrontendTool | Tool | Mapping[str, Any] | Callable[..., Any]]) -> None:
         frontend = self._with_agents_tools(coerce_tools(tools))
         self._session.tools = frontend
         self.frontend_tools = [tool.spec() for tool in frontend]

@@ -432,6 +432,9 @@ class PendingTool(_Payload):
     args: Any = None
     args_text: str = ""
     claimed_by: str | None = Field(None, description="the view that runs its handler, once one claimed it")
+    kernel: Literal["approve", "running"] | None = Field(
+        None, description="a Python tool's call: waiting for the user's approval, or running in the kernel"
+    )
 
 
 class PendingInterrupt(_Payload):
@@ -459,13 +462,14 @@ class QueuedMessage(_Payload):
 
 class ToolSpec(_Payload):
     """A frontend tool as the view sees it. `handler`: the body of an async JavaScript function
-    `(args, ctx)`, only when `ui` is "handler"."""
+    `(args, ctx)`, only when `ui` is "handler"; `ui` "kernel": a Python function the kernel runs."""
 
     name: str = Field(min_length=1)
     description: str = ""
     parameters: dict[str, Any] = {}  # pydantic copies a default per instance
-    ui: Literal["handler", "confirm", "ask", "form", "manual"] = "manual"
+    ui: Literal["handler", "confirm", "ask", "form", "manual", "kernel"] = "manual"
     handler: str | None = None
+    approve: bool = Field(False, description='a "kernel" tool (a Python function) asks Approve / Deny before each call runs')
 
 
 class Suggestion(_Payload):

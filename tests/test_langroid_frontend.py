@@ -168,3 +168,24 @@ async def test_a_copy_made_while_the_original_runs_does_not_keep_its_frontend_to
     assert first.reply == "Hello." and second.reply.endswith('The browser answered: {"ok": true}')
     assert "change_background" not in agent.llm_tools_map
     check_streams(split_runs(one.events) + split_runs(two.events))
+
+
+@pytest.mark.parametrize("mode", ["tools", "json"])
+async def test_a_python_function_given_to_the_chat_is_called_and_its_result_read(mode):
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    script = Recorder(
+        lambda turn: (
+            Reply(f"The sum is {turn.tool_result}.")
+            if turn.after_tool
+            else Reply(tool_calls=[ToolCall("add", {"a": 20, "b": 22}, id="call_add")])
+        )
+    )
+    chat = AgentChat(make_agent(script, mode=mode), tools=[add])
+    run = await asyncio.wait_for(chat.send("20 + 22?"), 10)
+    assert run.status == "finished" and run.reply.endswith("The sum is 42.")
+    assert script.turns[0].tools == ["add"]
+    assert [m["content"] for m in chat.messages if m["role"] == "tool"] == ["42"]
+    check_streams(split_runs(run.events))

@@ -46,10 +46,10 @@ from ag_ui.core import (
 )
 
 from .._content import to_json_text
-from .._display import is_rich, rich_output
+from .._display import tool_result_parts
 from .._errors import describe_exception
 from .._ids import new_id as new_id  # re-exported: the adapters build their ids with it
-from .._marks import DISPLAY, INTERNAL, marked, with_mark
+from .._marks import INTERNAL, marked
 
 if TYPE_CHECKING:
     from ag_ui._generated.models import JsonPatch  # the generated models' alias; ag_ui.core does not export it
@@ -238,18 +238,9 @@ class EventStream:
         shown in the chat: its MIME bundle goes in ``metadata.agui_widget.display`` and the model
         gets a text version as ``content``. ``message_id``: the framework's own id for the result
         (so a transcript matches its state); ``metadata``: marks of the adapter's own."""
-        rich = rich_output(content)
-        if rich is not None:
-            bundle, content = rich
-            metadata = with_mark(metadata, DISPLAY, bundle)
-        elif is_rich(content):
-            content = repr(content)
+        text, metadata = tool_result_parts(content, metadata)
         result = ToolCallResultEvent(
-            message_id=message_id or new_id("tool"),
-            tool_call_id=tool_call_id,
-            content=to_json_text(content),
-            role="tool",
-            metadata=metadata,
+            message_id=message_id or new_id("tool"), tool_call_id=tool_call_id, content=text, role="tool", metadata=metadata
         )
         return [result]
 

@@ -68,6 +68,8 @@ show what the chat can do. Try one of these:
 | `activity` | an **activity** card updated as it goes |
 | `suggest` | **suggestions** for what to say next, as chips |
 | `fail` | an **error**, to see how one is reported |
+| `tools` | lists the tools this chat gives me (yours too: `AgentChat(tools=[my_function])`) |
+| `call my_function x=1` | calls one of them with these arguments (or a JSON object) |
 
 Everything you see travels as AG-UI events: `chat.events` in Python holds them all."""
 
@@ -123,8 +125,13 @@ class DemoAgent(AgentAdapter):
 
         text = message_text(last).strip()
         lowered = text.lower()
+        call = _CALL.match(text)
         if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
             handler = self._say(stream, HELP)
+        elif lowered in {"tools", "list tools", "what tools", "which tools"}:
+            handler = self._say(stream, _tools_text(input))
+        elif call is not None:
+            handler = self._call_tool(stream, input, call.group(1), call.group(2))
         elif "weather" in lowered:
             handler = self._weather(stream, text)
         elif any(word in lowered for word in ("colour", "color", "accent", "theme", "make it")):
@@ -215,14 +222,37 @@ class DemoAgent(AgentAdapter):
         yield stream.tool_call(ACCENT_TOOL.name, {"color": color})
         # The run ends here with the call pending; the browser (or chat.respond) answers it.
 
+    async def _call_tool(self, stream: EventStream, input: RunAgentInput, name: str, rest: str) -> AsyncIterator[Emitted]:
+        """Call a tool the chat gave (a Python function, a browser tool...) with the arguments the
+        user wrote: the demo has no model to choose them."""
+        if not stream.is_frontend_tool(name):
+            async for item in self._say(stream, f"This chat gives me no tool named `{name}`. {_tools_text(input)}"):
+                yield item
+            return
+        try:
+            args = _arguments_in(rest)
+        except ValueError as exc:
+            async for item in self._say(stream, f"I could not read those arguments: {exc}"):
+                yield item
+            return
+        async for item in self._say(stream, f"Calling `{name}`."):
+            yield item
+        yield stream.tool_call(name, args)
+        # The run ends with the call pending; the kernel (a Python tool), the browser or the user answers it.
+
     async def _after_frontend_tool(self, stream: EventStream, tool_message: dict[str, Any]) -> AsyncIterator[Emitted]:
         result = parse_json_text(tool_message.get("content"))
-        if isinstance(result, dict) and result.get("error"):
+        error = tool_message.get("error")
+        if isinstance(error, str) and error and error != "cancelled":
+            text = f"The tool failed: `{_clipped(error)}`."
+        elif isinstance(result, dict) and result.get("approved") is False:
+            text = "You said no, so it did not run."
+        elif isinstance(result, dict) and result.get("error"):
             text = f"Your browser could not do it: {result['error']}"
         elif isinstance(result, dict) and result.get("color"):
             text = f"Done: the accent is now **{result['color']}**."
         else:
-            text = f"The tool answered: `{tool_message.get('content')}`."
+            text = f"The tool answered: `{_clipped(str(tool_message.get('content')))}`."
         async for item in self._say(stream, text):
             yield item
 
@@ -432,6 +462,52 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "About to fail on purpose"):
             yield item
         raise RuntimeError("the demo agent failed on purpose (you asked it to)")
+
+
+_CALL = re.compile(r"^call\s+([A-Za-z_][\w.-]*)\s*(?:with\b)?\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_PAIR = re.compile(r"(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|\S+)")
+
+
+def _tools_text(input: RunAgentInput) -> str:
+    if not input.tools:
+        return "This chat gives me no tools."
+    lines = [
+        f"- `{tool.name}`: {tool.description.splitlines()[0] if tool.description else '(no description)'}" for tool in input.tools
+    ]
+    return (
+        "The tools this chat gives me:\n\n"
+        + "\n".join(lines)
+        + "\n\nSay `call NAME x=1 y=two` (or `call NAME {...}`) to call one."
+    )
+
+
+def _arguments_in(text: str) -> dict[str, Any]:
+    """``{"x": 1}`` or ``x=1 y="two words"``: each value is JSON when it reads as JSON, else text."""
+    text = text.strip()
+    if not text:
+        return {}
+    if text.startswith("{"):
+        value = json.loads(text)
+        if not isinstance(value, dict):
+            raise ValueError("the arguments must be a JSON object")
+        return value
+    pairs = _PAIR.findall(text)
+    if not pairs:
+        raise ValueError('write them as name=value pairs (x=1 y="two words") or as a JSON object')
+    args: dict[str, Any] = {}
+    for key, raw in pairs:
+        if raw[:1] == "'" and raw[-1:] == "'":
+            raw = json.dumps(raw[1:-1])
+        try:
+            args[key] = json.loads(raw)
+        except ValueError:
+            args[key] = raw
+    return args
+
+
+def _clipped(text: str, limit: int = 400) -> str:
+    text = text.replace("`", "'")
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _last_call_id(messages: list[dict[str, Any]], name: str) -> str | None:

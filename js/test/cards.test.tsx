@@ -9,9 +9,10 @@ import { type CallFacts, callStateOf, deniedByResult, failureOf } from "../src/v
 import { argsSummary, hasLongText } from "../src/view/format";
 
 const doc = (globalThis as unknown as { document: Document }).document;
+const statusLine = (el: HTMLElement) => el.querySelector(".agui-status") as HTMLElement;
 
-const handlerTool = { name: "paint", description: "Paint the chat (for the model).", parameters: {}, ui: "handler", handler: "return { painted: true };" };
-const confirmTool = { name: "confirm", description: "Ask the user to approve or deny an action. Returns {approved: bool}.", parameters: {}, ui: "confirm", handler: null };
+const handlerTool = { name: "paint", description: "Paint the chat (for the model).", parameters: {}, ui: "handler", handler: "return { painted: true };", approve: false };
+const confirmTool = { name: "confirm", description: "Ask the user to approve or deny an action. Returns {approved: bool}.", parameters: {}, ui: "confirm", handler: null, approve: false };
 
 /** Every text the card's badge showed, in order, from now on. */
 function watchBadges(el: HTMLElement, selector = ".agui-tool .agui-badge") {
@@ -140,7 +141,7 @@ describe("a browser tool's card", () => {
     model.kernel({ kind: "events", events: [ev.toolArgs("c1", 'al"}'), ev.toolEnd("c1"), { type: "RUN_FINISHED", threadId: "t1", runId: "r1", outcome: { type: "success", pendingToolCallIds: ["c1"] } }] });
     await settle();
     model.set("status", "waiting");
-    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "paint", args: { color: "teal" }, argsText: '{"color": "teal"}', claimedBy: null }]);
+    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "paint", args: { color: "teal" }, argsText: '{"color": "teal"}', claimedBy: null, kernel: null }]);
     await settle();
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.result), [{ painted: true }]);
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: '{"painted": true}' }] });
@@ -175,7 +176,7 @@ describe("approvals in the card", () => {
     { id: "u1", role: "user", content: "clean up" },
     { id: "a1", role: "assistant", content: "", toolCalls: calls.map(([id, args]) => ({ id, type: "function", function: { name: "confirm", arguments: JSON.stringify(args) } })) },
   ];
-  const pendingConfirm = (id: string, args: Record<string, unknown>) => ({ kind: "tool", toolCallId: id, name: "confirm", args, argsText: JSON.stringify(args), claimedBy: null });
+  const pendingConfirm = (id: string, args: Record<string, unknown>) => ({ kind: "tool", toolCallId: id, name: "confirm", args, argsText: JSON.stringify(args), claimedBy: null, kernel: null });
 
   it("asks the question once, in the card, and moves focus on to the next card, then to the message box", async () => {
     const model = new FakeModel({ frontend_tools: [confirmTool] });
@@ -235,6 +236,71 @@ describe("approvals in the card", () => {
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c9", content: '{"deleted": false}' }] });
     await settle();
     assert.equal(tool.querySelector(".agui-badge")?.textContent, "denied", "denied here, whatever words the agent chose");
+  });
+});
+
+describe("a Python tool's card", () => {
+  const kernelTool = (approve: boolean) => ({ name: "add", description: "Add two numbers.", parameters: {}, ui: "kernel", handler: null, approve });
+  const turn = [
+    { id: "u1", role: "user", content: "call add a=2 b=3" },
+    { id: "a1", role: "assistant", content: "", toolCalls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a": 2, "text": "hi"}' } }] },
+  ];
+  const pendingAdd = (kernel: "approve" | "running") => ({ kind: "tool", toolCallId: "c1", name: "add", args: { a: 2, text: "hi" }, argsText: '{"a": 2, "text": "hi"}', claimedBy: null, kernel });
+
+  it("reads running in the kernel, never waiting for you, from the call to its result", () => {
+    const steps: Array<Partial<CallFacts>> = [
+      { ui: "kernel", runActive: true, chatBusy: true },
+      { ui: "kernel", chatBusy: true, outcome: { type: "success", pendingToolCallIds: ["c1"] } },
+      { ui: "kernel", pending: "tool", kernel: "running", chatBusy: true },
+      { ui: "kernel", chatBusy: true },
+    ];
+    assert.deepEqual(steps.map((s) => callStateOf(facts(s))), steps.map(() => "kernel"));
+    assert.equal(callStateOf(facts({ ui: "kernel", result: { content: "5" } })), "done");
+    assert.equal(callStateOf(facts({ ui: "kernel", result: { content: "Error: ZeroDivisionError", error: "ZeroDivisionError: division by zero" } })), "failed");
+  });
+
+  it("waits for the user only while a call that asks for approval is not approved", () => {
+    assert.equal(callStateOf(facts({ ui: "kernel", approve: true, runActive: true, chatBusy: true })), "waiting");
+    assert.equal(callStateOf(facts({ ui: "kernel", approve: true, chatBusy: true, outcome: { type: "success", pendingToolCallIds: ["c1"] } })), "waiting");
+    assert.equal(callStateOf(facts({ ui: "kernel", approve: true, pending: "tool", kernel: "approve", chatBusy: true })), "waiting");
+    assert.equal(callStateOf(facts({ ui: "kernel", approve: true, decision: "approved", chatBusy: true })), "kernel");
+    assert.equal(callStateOf(facts({ ui: "kernel", approve: true, pending: "tool", kernel: "running", chatBusy: true })), "kernel");
+    assert.equal(callStateOf(facts({ ui: "kernel", askedApproval: true, result: { content: '{"approved": false, "reason": "The user denied this call."}' } })), "denied");
+  });
+
+  it("asks Approve / Deny in the card with every argument shown, then reads running in the kernel", async () => {
+    const model = new FakeModel({ frontend_tools: [kernelTool(true)] });
+    const { el } = await connected(turn, model);
+    model.set("status", "waiting");
+    model.set("pending", [pendingAdd("approve")]);
+    await settle();
+    const tool = card(el, "add");
+    assert.equal(tool.querySelector(".agui-card-title")?.textContent, "Run add in the kernel?", "an argument named text is not taken for a question");
+    assert.match(tool.querySelector(".agui-card-args pre")?.textContent ?? "", /"text": "hi"/);
+    assert.match(statusLine(el).textContent ?? "", /Waiting for you/);
+    button(tool, "Approve").click();
+    assert.deepEqual(model.sentOf("tool_result").map((m) => m.result), [{ approved: true }]);
+    model.set("pending", [pendingAdd("running")]);
+    await settle();
+    assert.equal(tool.querySelector(".agui-badge")?.textContent, "running in the kernel");
+    assert.equal(tool.querySelector("button.agui-btn-primary"), null, "nothing left to answer");
+    assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
+  });
+
+  it("shows a call without approval as running in the kernel, and its failure in the card", async () => {
+    const model = new FakeModel({ frontend_tools: [kernelTool(false)] });
+    const { el } = await connected(turn, model);
+    model.set("status", "waiting");
+    model.set("pending", [pendingAdd("running")]);
+    await settle();
+    const badges = watchBadges(el);
+    assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
+    model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "Error: ZeroDivisionError: division by zero", error: "ZeroDivisionError: division by zero" }] });
+    model.set("pending", []);
+    model.set("status", "idle");
+    await settle();
+    assert.deepEqual(badges.stop(), ["running in the kernel", "failed"]);
+    assert.equal(card(el, "add").querySelector(".agui-tool-error")?.textContent, "ZeroDivisionError: division by zero");
   });
 });
 

@@ -18,7 +18,7 @@ const itemsOf = (panel: Element, list: string) =>
 describe("the Context panel", () => {
   it("lists the tools and context the agent gets, with a count on its toggle", async () => {
     const model = new FakeModel({
-      frontend_tools: [{ name: "pick_color", description: "Ask for a colour", parameters: {}, ui: "ask", handler: null }],
+      frontend_tools: [{ name: "pick_color", description: "Ask for a colour", parameters: {}, ui: "ask", handler: null, approve: false }],
       agent_context: [
         { description: "the course", preview: "week 4", length: 6, live: false },
         { description: "the sales table", preview: "", length: 0, live: true },
@@ -41,7 +41,7 @@ describe("the Context panel", () => {
 
   it("follows the traits: a live entry read by a run, tools taken away", async () => {
     const model = new FakeModel({
-      frontend_tools: [{ name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1" }],
+      frontend_tools: [{ name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1", approve: false }],
       agent_context: [{ description: "the data", preview: "", length: 0, live: true }],
     });
     const { el } = await connected([], model);

@@ -167,10 +167,10 @@ describe("the status line", () => {
 
   it("waits for the user only when something is asked of them", () => {
     const tools: ToolSpec[] = [
-      { name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1;" },
-      { name: "pick", description: "", parameters: {}, ui: "ask", handler: null },
+      { name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1;", approve: false },
+      { name: "pick", description: "", parameters: {}, ui: "ask", handler: null, approve: false },
     ];
-    const call = (name: string) => ({ kind: "tool" as const, toolCallId: `c-${name}`, name, args: {}, argsText: "{}", claimedBy: null });
+    const call = (name: string) => ({ kind: "tool" as const, toolCallId: `c-${name}`, name, args: {}, argsText: "{}", claimedBy: null, kernel: null });
     assert.equal(asksTheUser([call("flash")], tools), false);
     assert.equal(asksTheUser([call("flash"), call("pick")], tools), true);
     assert.equal(asksTheUser([call("unknown")], tools), true);
@@ -178,11 +178,11 @@ describe("the status line", () => {
   });
 
   it("does not ask the user for a handler's call, nor once its answer is in and the next run is due", async () => {
-    const flash: ToolSpec = { name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1;" };
+    const flash: ToolSpec = { name: "flash", description: "", parameters: {}, ui: "handler", handler: "return 1;", approve: false };
     const model = new FakeModel({ frontend_tools: [flash] });
     model.grantsClaims = false; // the call stays pending while the test looks
     const { el } = await connected([{ id: "u1", role: "user", content: "flash" }], model);
-    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "flash", args: {}, argsText: "{}", claimedBy: null }]);
+    model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "flash", args: {}, argsText: "{}", claimedBy: null, kernel: null }]);
     model.set("status", "waiting");
     await settle();
     assert.equal(statusLine(el).getAttribute("data-status"), "waiting");

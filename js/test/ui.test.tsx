@@ -189,7 +189,7 @@ describe("tool call cards", () => {
   });
 
   it("wait for the user while pending, and show errors and cancellations", async () => {
-    const model = new FakeModel({ frontend_tools: [{ name: "pick", description: "", parameters: {}, ui: "ask", handler: null }] });
+    const model = new FakeModel({ frontend_tools: [{ name: "pick", description: "", parameters: {}, ui: "ask", handler: null, approve: false }] });
     const { el } = await connected([], model);
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "pick", "a1"), ev.toolEnd("c1"), ev.runFinished()] });
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "pick", args: {}, argsText: "{}" }]);
@@ -276,7 +276,7 @@ describe("the schema form", () => {
   });
 
   it("renders a form tool, shows errors in place, and sends the form's object", async () => {
-    const model = new FakeModel({ frontend_tools: [{ name: "book", description: "Book a trip", parameters: schema, ui: "form", handler: null }] });
+    const model = new FakeModel({ frontend_tools: [{ name: "book", description: "Book a trip", parameters: schema, ui: "form", handler: null, approve: false }] });
     const { el } = await connected([], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "book", args: { city: "Paris" }, argsText: '{"city":"Paris"}' }]);
     await settle();
@@ -299,7 +299,7 @@ describe("the schema form", () => {
   });
 
   it("takes the schema from args.schema when the agent passes one", async () => {
-    const model = new FakeModel({ frontend_tools: [{ name: "ask_form", description: "", parameters: { type: "object", properties: { schema: { type: "object" } } }, ui: "form", handler: null }] });
+    const model = new FakeModel({ frontend_tools: [{ name: "ask_form", description: "", parameters: { type: "object", properties: { schema: { type: "object" } } }, ui: "form", handler: null, approve: false }] });
     const { el } = await connected([], model);
     const args = { title: "Your details", schema: { type: "object", properties: { age: { type: "integer" } } } };
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "ask_form", args, argsText: JSON.stringify(args) }]);

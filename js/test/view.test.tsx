@@ -200,7 +200,7 @@ describe("the input", () => {
 });
 
 describe("pending requests", () => {
-  const confirmTool = { name: "delete_file", description: "Deletes a file", parameters: {}, ui: "confirm", handler: null };
+  const confirmTool = { name: "delete_file", description: "Deletes a file", parameters: {}, ui: "confirm", handler: null, approve: false };
 
   it("asks for approval with the arguments shown, and the card goes when the entry goes", async () => {
     const model = new FakeModel({ frontend_tools: [confirmTool] });
@@ -229,7 +229,7 @@ describe("pending requests", () => {
   });
 
   it("asks a question, with choice buttons or a text box", async () => {
-    const model = new FakeModel({ frontend_tools: [{ name: "ask_user", description: "", parameters: {}, ui: "ask", handler: null }] });
+    const model = new FakeModel({ frontend_tools: [{ name: "ask_user", description: "", parameters: {}, ui: "ask", handler: null, approve: false }] });
     const { el } = await connected([], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "Which colour?", choices: ["red", "blue"] }, argsText: "" }]);
     await settle();
@@ -247,7 +247,7 @@ describe("pending requests", () => {
   });
 
   it("takes a JSON or text answer for a manual tool", async () => {
-    const model = new FakeModel({ frontend_tools: [{ name: "lookup", description: "", parameters: {}, ui: "manual", handler: null }] });
+    const model = new FakeModel({ frontend_tools: [{ name: "lookup", description: "", parameters: {}, ui: "manual", handler: null, approve: false }] });
     const { el } = await connected([], model);
     model.set("pending", [
       { kind: "tool", toolCallId: "c1", name: "lookup", args: { q: 1 }, argsText: '{"q":1}' },
@@ -290,8 +290,8 @@ describe("pending requests", () => {
 });
 
 describe("frontend tool handlers", () => {
-  const handlerTool = (body: string) => ({ name: "paint", description: "", parameters: {}, ui: "handler", handler: body });
-  const pendingPaint = (id: string, args: unknown = { color: "tomato" }) => ({ kind: "tool", toolCallId: id, name: "paint", args, argsText: JSON.stringify(args), claimedBy: null });
+  const handlerTool = (body: string) => ({ name: "paint", description: "", parameters: {}, ui: "handler", handler: body, approve: false });
+  const pendingPaint = (id: string, args: unknown = { color: "tomato" }) => ({ kind: "tool", toolCallId: id, name: "paint", args, argsText: JSON.stringify(args), claimedBy: null, kernel: null });
 
   it("runs once per tool call across the views of one model, and sends its result", async () => {
     (globalThis as Record<string, unknown>).__paintRuns = 0;

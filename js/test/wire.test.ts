@@ -120,13 +120,13 @@ describe("trait guards", () => {
     });
     assert.equal(pending.length, 2);
     assert.equal(warnings.length, 3);
-    assert.deepEqual(pending[0], { kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "?" }, argsText: '{"question":"?"}', claimedBy: null });
+    assert.deepEqual(pending[0], { kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "?" }, argsText: '{"question":"?"}', claimedBy: null, kernel: null });
     assert.equal(pending[1]?.kind, "interrupt");
   });
 
   it("fills in what a pending entry may omit with its declared default", () => {
     const [tool] = parsePending([{ kind: "tool", toolCallId: "c", name: "f", args: { a: 1 } }]);
-    assert.deepEqual(tool, { kind: "tool", toolCallId: "c", name: "f", args: { a: 1 }, argsText: "", claimedBy: null });
+    assert.deepEqual(tool, { kind: "tool", toolCallId: "c", name: "f", args: { a: 1 }, argsText: "", claimedBy: null, kernel: null });
     const [interrupt] = parsePending([{ kind: "interrupt", interruptId: "i" }]);
     assert.deepEqual(interrupt, {
       kind: "interrupt",
@@ -144,14 +144,14 @@ describe("trait guards", () => {
     let specs: ReturnType<typeof parseToolSpecs> = [];
     const warnings = captureWarnings(() => {
       specs = parseToolSpecs([
-        { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1" },
+        { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1", approve: false },
         { name: "plain" },
         { name: "odd", ui: "hologram" },
       ]);
     });
     assert.deepEqual(specs, [
-      { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1" },
-      { name: "plain", description: "", parameters: {}, ui: "manual", handler: null },
+      { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1", approve: false },
+      { name: "plain", description: "", parameters: {}, ui: "manual", handler: null, approve: false },
     ]);
     assert.equal(warnings.length, 1);
     assert.match(String(warnings[0]), /frontend_tools/);

@@ -238,10 +238,10 @@ describe("the view, with payloads in every place", () => {
       ),
     };
     const tools = [
-      { name: "confirm_it", description: all, parameters: {}, ui: "confirm", handler: null },
-      { name: "ask_it", description: all, parameters: {}, ui: "ask", handler: null },
-      { name: "fill_it", description: all, parameters: schema, ui: "form", handler: null },
-      { name: "manual_it", description: all, parameters: {}, ui: "manual", handler: null },
+      { name: "confirm_it", description: all, parameters: {}, ui: "confirm", handler: null, approve: false },
+      { name: "ask_it", description: all, parameters: {}, ui: "ask", handler: null, approve: false },
+      { name: "fill_it", description: all, parameters: schema, ui: "form", handler: null, approve: false },
+      { name: "manual_it", description: all, parameters: {}, ui: "manual", handler: null, approve: false },
     ];
     const model = new FakeModel({ frontend_tools: tools });
     const { el } = await connected([], model);
@@ -267,7 +267,7 @@ describe("the view, with payloads in every place", () => {
 
   it("in the Context panel: tool names and descriptions, context descriptions and texts", async () => {
     const model = new FakeModel({
-      frontend_tools: XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "manual", handler: null })),
+      frontend_tools: XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "manual", handler: null, approve: false })),
       agent_context: XSS_PAYLOADS.map((p, i) => ({ description: p, preview: p, length: p.length + i, live: i % 2 === 0 })),
     });
     const { el } = await connected([], model);

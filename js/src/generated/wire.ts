@@ -301,6 +301,10 @@ argsText: string
  * the view that runs its handler, once one claimed it
  */
 claimedBy: (string | null)
+/**
+ * a Python tool's call: waiting for the user's approval, or running in the kernel
+ */
+kernel: (("approve" | "running") | null)
 }
 /**
  * An interrupt waiting for a `resume`.
@@ -429,7 +433,7 @@ result?: unknown
 }
 /**
  * A frontend tool as the view sees it. `handler`: the body of an async JavaScript function
- * `(args, ctx)`, only when `ui` is "handler".
+ * `(args, ctx)`, only when `ui` is "handler"; `ui` "kernel": a Python function the kernel runs.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ToolSpec".
@@ -440,8 +444,12 @@ description: string
 parameters: {
 [k: string]: unknown | undefined
 }
-ui: ("handler" | "confirm" | "ask" | "form" | "manual")
+ui: ("handler" | "confirm" | "ask" | "form" | "manual" | "kernel")
 handler: (string | null)
+/**
+ * a "kernel" tool (a Python function) asks Approve / Deny before each call runs
+ */
+approve: boolean
 }
 /**
  * Every synced traitlet, by its Python name (the names are attributes; their payloads are

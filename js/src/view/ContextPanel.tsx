@@ -9,6 +9,7 @@ const HOW_ANSWERED: Record<ToolSpec["ui"], string> = {
   ask: "asks you",
   form: "asks you to fill in a form",
   manual: "answered by hand",
+  kernel: "runs in the kernel",
 };
 
 function sizeOf(entry: ContextSummary): string {
@@ -35,7 +36,7 @@ export function ContextPanel() {
             {tools.map((tool) => (
               <li key={tool.name} class="agui-context-item">
                 <code class="agui-context-name">{tool.name}</code>
-                <span class="agui-context-note">{HOW_ANSWERED[tool.ui]}</span>
+                <span class="agui-context-note">{tool.ui === "kernel" && tool.approve ? "runs in the kernel once you approve" : HOW_ANSWERED[tool.ui]}</span>
                 {tool.description && <div class="agui-context-text">{tool.description}</div>}
               </li>
             ))}

@@ -34,7 +34,7 @@ export function hasCard(mirror: Mirror, entry: Pending): boolean {
 
 /** Does answering this entry approve or deny something? */
 function asksApproval(entry: Pending, spec: ToolSpec | undefined): boolean {
-  return entry.kind === "interrupt" || spec?.ui === "confirm";
+  return entry.kind === "interrupt" || spec?.ui === "confirm" || (entry.kind === "tool" && entry.kernel === "approve");
 }
 
 export function PendingPanel() {
@@ -96,6 +96,9 @@ export function PendingEntry({ entry, spec, inCard = false }: EntryProps) {
     // Nothing to answer: only shown here when the transcript has no card for the call.
     return <HandlerEntry entry={entry} />;
   }
+  if (entry.kind === "tool" && spec?.ui === "kernel" && entry.kernel !== "approve") {
+    return <KernelEntry entry={entry} />;
+  }
   const body =
     entry.kind === "interrupt" ? (
       <InterruptCard entry={entry} done={done} inCard={inCard} onAnswer={answer} />
@@ -109,6 +112,17 @@ export function PendingEntry({ entry, spec, inCard = false }: EntryProps) {
     <section class="agui-awaiting" aria-label={inCard ? `Waiting for you: ${what}` : undefined} ref={part} {...marks}>
       {body}
     </section>
+  );
+}
+
+/** A Python tool's call the kernel runs, without a card in the transcript. */
+function KernelEntry({ entry }: { entry: PendingTool }) {
+  return (
+    <div class="agui-card" data-ui="kernel">
+      <div class="agui-card-title">
+        Running <span class="agui-tool-name">{entry.name}</span> in the kernel…
+      </div>
+    </div>
   );
 }
 
@@ -169,6 +183,9 @@ function ToolCard({ entry, spec, done, onAnswer }: CardProps<PendingTool> & { sp
   switch (spec?.ui) {
     case "confirm":
       return <ConfirmCard entry={entry} done={done} onReply={reply} />;
+    case "kernel":
+      // The arguments are the function's own: none of them is a question to the user.
+      return <ConfirmCard entry={entry} done={done} onReply={reply} inKernel />;
     case "ask":
       return <AskCard entry={entry} spec={spec} done={done} onReply={reply} />;
     case "form":
@@ -193,8 +210,8 @@ type ReplyProps = { entry: PendingTool; spec: ToolSpec | undefined; done: boolea
 
 /** Approve / Deny, asked in the words the agent gave (the question in the arguments), with the
  * rest of the arguments; never the tool's description, which is written for the model. */
-function ConfirmCard({ entry, done, onReply }: Omit<ReplyProps, "spec">) {
-  const asked = questionIn(entry.args);
+function ConfirmCard({ entry, done, onReply, inKernel = false }: Omit<ReplyProps, "spec"> & { inKernel?: boolean }) {
+  const asked = inKernel ? null : questionIn(entry.args);
   let rest = entry.argsText;
   if (asked && isObject(entry.args)) {
     const { [asked.key]: _question, ...others } = entry.args;
@@ -207,7 +224,8 @@ function ConfirmCard({ entry, done, onReply }: Omit<ReplyProps, "spec">) {
           asked.question
         ) : (
           <>
-            Run <span class="agui-tool-name">{entry.name}</span>?
+            Run <span class="agui-tool-name">{entry.name}</span>
+            {inKernel ? " in the kernel?" : "?"}
           </>
         )}
       </div>

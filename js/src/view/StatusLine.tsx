@@ -26,12 +26,13 @@ export function isThinking(status: Status, runId: string, run: RunInfo): boolean
   return !(run.runId !== "" && run.runId === runId);
 }
 
-/** False only when everything pending is a frontend tool whose handler a view runs by itself:
- * anything else needs the user. */
+/** False only when everything pending is a frontend tool whose handler a view runs by itself,
+ * or a Python tool the kernel runs: anything else needs the user. */
 export function asksTheUser(pending: readonly Pending[], tools: readonly ToolSpec[]): boolean {
   if (pending.length === 0) return true;
   return pending.some((entry) => {
     if (entry.kind !== "tool") return true;
+    if (entry.kernel === "running") return false;
     const spec = tools.find((t) => t.name === entry.name);
     return !(spec?.ui === "handler" && spec.handler);
   });

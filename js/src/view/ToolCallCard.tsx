@@ -84,7 +84,8 @@ function useCallStatus(call: ToolCall, streaming: boolean, result: ToolMessage |
   const name = call.function?.name || "tool";
   const spec = tools.find((t) => t.name === name);
   const entry = pending.find((p) => p.toolCallId === call.id);
-  const awaiting = entry !== undefined && !(entry.kind === "tool" && spec?.ui === "handler");
+  // A browser handler's call, or a Python tool's the kernel runs, asks the user nothing.
+  const awaiting = entry !== undefined && !(entry.kind === "tool" && (spec?.ui === "handler" || (spec?.ui === "kernel" && entry.kernel !== "approve")));
   // Only a call with neither a result nor a pending entry needs the transcript's turns.
   const unsettled = result === undefined && entry === undefined && !streaming;
   const state = callStateOf({
@@ -93,10 +94,14 @@ function useCallStatus(call: ToolCall, streaming: boolean, result: ToolMessage |
     result,
     ui: spec?.ui ?? null,
     pending: entry?.kind ?? null,
+    kernel: entry?.kind === "tool" ? entry.kernel : null,
+    approve: spec?.ui === "kernel" && spec.approve,
     handledElsewhere: entry?.kind === "tool" && runner.handledElsewhere(entry),
     runningHere: runner.isRunning(call.id),
     decision: decisions.decision(call.id),
-    askedApproval: result !== undefined && (spec?.ui === "confirm" || decisions.wasAsked(call.id) || interruptedCalls(conn.mirror).has(call.id)),
+    askedApproval:
+      result !== undefined &&
+      (spec?.ui === "confirm" || (spec?.ui === "kernel" && spec.approve) || decisions.wasAsked(call.id) || interruptedCalls(conn.mirror).has(call.id)),
     latestTurn: unsettled && inLatestTurn(conn.mirror.messages(), conn.mirror.callOwnerOf(call.id)),
     chatBusy: status === "running" || status === "waiting",
     runActive: conn.mirror.run.active,
@@ -142,7 +147,7 @@ function DefaultCard({ call, streaming, result }: CardProps) {
           </span>
         )}
         <span class={`agui-badge agui-badge-${state}`}>{label}</span>
-        {(state === "running" || state === "streaming") && <span class="agui-spinner" aria-hidden="true" />}
+        {(state === "running" || state === "streaming" || state === "kernel") && <span class="agui-spinner" aria-hidden="true" />}
       </div>
       {failure !== "" && <div class="agui-tool-error">{failure}</div>}
       {state === "elsewhere" && <HandledElsewhere toolCallId={call.id} />}

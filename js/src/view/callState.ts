@@ -14,6 +14,8 @@ export type CallState =
   | "waiting"
   /** a browser handler of this call runs in another tab */
   | "elsewhere"
+  /** a Python tool: the kernel runs the function */
+  | "kernel"
   | "done"
   | "failed"
   /** a Stop (or a failed run) cut the call short: the kernel answered it `error: "cancelled"` */
@@ -28,6 +30,7 @@ export const STATE_LABEL: Record<CallState, string> = {
   running: "running",
   waiting: "waiting for you",
   elsewhere: "in another tab",
+  kernel: "running in the kernel",
   done: "done",
   failed: "failed",
   stopped: "stopped",
@@ -46,6 +49,10 @@ export type CallFacts = {
   ui: ToolSpec["ui"] | null;
   /** what `pending` holds for this call */
   pending: "tool" | "interrupt" | null;
+  /** a Python tool's call, as `pending` says: waiting for approval, or running in the kernel */
+  kernel?: "approve" | "running" | null;
+  /** the Python tool asks for approval before each call */
+  approve?: boolean;
   handledElsewhere: boolean;
   runningHere: boolean;
   /** what a view of this page answered, when one did */
@@ -71,7 +78,9 @@ export function callStateOf(f: CallFacts): CallState {
     return "done";
   }
   const byHandler = f.ui === "handler";
+  const inKernel = f.ui === "kernel";
   if (f.pending === "interrupt") return "waiting";
+  if (f.pending === "tool" && inKernel) return f.kernel === "approve" ? "waiting" : "kernel";
   if (f.pending === "tool") return byHandler ? (f.handledElsewhere ? "elsewhere" : "running") : "waiting";
   if (f.runningHere) return "running";
   // A browser tool reads "running" from its first event: nothing is asked of the user.
@@ -87,10 +96,13 @@ export function callStateOf(f: CallFacts): CallState {
         if (outcome.interrupts.some((i) => isObject(i) && i.toolCallId === f.callId)) return "waiting";
       }
       if (outcome.type === "success" && Array.isArray(outcome.pendingToolCallIds) && outcome.pendingToolCallIds.includes(f.callId)) {
+        if (inKernel) return f.approve ? "waiting" : "kernel";
         return byHandler ? "running" : "waiting";
       }
     }
-    // An approved call runs next; a frontend tool nobody answered yet waits for the user.
+    // A Python tool runs in the kernel once approved (or at once); an approved call runs next; a
+    // frontend tool nobody answered yet waits for the user.
+    if (inKernel && (f.runActive || f.chatBusy)) return f.approve && f.decision === null ? "waiting" : "kernel";
     if (f.runActive || f.chatBusy) return f.ui !== null && !byHandler && f.decision === null ? "waiting" : "running";
   }
   return "called";

@@ -8,10 +8,9 @@ from __future__ import annotations
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
 from ._live_context import LiveContext
-from ._python_tools import PythonTool, python_tool
 from ._run import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
-from ._tools import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
+from ._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent
 

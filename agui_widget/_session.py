@@ -46,9 +46,9 @@ from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
-from ._python_tools import DENIED, PythonTool, approval_of, run_python_tool
+from ._python_tools import DENIED, approval_of, run_python_tool
 from ._run import Pending, Run, RunStatus
-from ._tools import FrontendTool
+from ._tools import FrontendTool, PythonTool
 from ._unicode import has_surrogate, lone_surrogate_path
 from ._verify import ProtocolError
 from .adapters import Agent

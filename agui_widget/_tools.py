@@ -1,22 +1,26 @@
-"""Frontend tools: tools the chat UI executes or the user answers.
+"""The tools a chat gives its agent from the notebook: frontend tools the chat UI executes or the
+user answers, and Python functions the kernel runs (:class:`PythonTool`).
 
 They travel to the agent in ``RunAgentInput.tools``. When the model calls one, the run ends with the
-call pending; the answer (from the browser or from ``chat.respond``) becomes a tool message and the
-session starts the follow-up run.
+call pending; the answer (from the browser, from ``chat.respond``, or the function's return value,
+see ``_python_tools``) becomes a tool message and the session starts the follow-up run.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ag_ui.core import Tool
+from pydantic import BaseModel
 
 from . import _wire
+from ._tool_schema import arguments_model, parameter_docs, summary_of, tool_schema
 
 ToolUI = Literal["handler", "confirm", "ask", "form", "manual", "kernel"]
-"""How a call is answered; ``kernel`` is a Python function the kernel runs (``_python_tools``)."""
+"""How a call is answered; ``kernel``: a Python function the kernel runs (:class:`PythonTool`)."""
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -58,6 +62,81 @@ class FrontendTool:
             handler=self.handler,
             approve=bool(getattr(self, "approve", False)),
         ).model_dump(by_alias=True)
+
+
+@dataclass(frozen=True)
+class PythonTool(FrontendTool):
+    """A Python function the agent can call; the kernel runs it and answers the call.
+
+    Made by :func:`python_tool` (or from a plain function in ``AgentChat(tools=[...])``). Calling
+    the tool object calls the function, so a decorated function still works in cells.
+    """
+
+    ui: ToolUI = "kernel"
+    fn: Callable[..., Any] | None = None
+    approve: bool = False
+    """Ask the user (or Python: ``chat.respond(call_id, True)``) before each call runs."""
+    timeout: float | None = None
+    """Seconds a call may take; past them the call is answered with a timeout error."""
+    arguments: type[BaseModel] | None = field(default=None, compare=False, repr=False)
+    """The model the arguments are validated with (built from the signature)."""
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not callable(self.fn):
+            raise TypeError(f"python tool {self.name!r} needs a function, not {type(self.fn).__name__}")
+        if self.timeout is not None and not self.timeout > 0:
+            raise ValueError(f"python tool {self.name!r}: timeout must be a positive number of seconds (or None)")
+        if self.ui != "kernel":
+            raise ValueError(f"python tool {self.name!r} runs in the kernel; its ui cannot be {self.ui!r}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        assert self.fn is not None
+        return self.fn(*args, **kwargs)
+
+
+def python_tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    approve: bool = False,
+    timeout: float | None = None,
+) -> Any:
+    """A Python function as a tool the agent can call and the kernel runs.
+
+    ``python_tool(fn, approve=True)``, or as a decorator: ``@python_tool`` or
+    ``@python_tool(timeout=30)``. ``name`` and ``description`` override the function's name and
+    docstring; ``approve`` asks before each call runs; ``timeout`` bounds each call (seconds).
+    """
+
+    def make(function: Callable[..., Any]) -> PythonTool:
+        return _tool_of(function, name=name, description=description, approve=approve, timeout=timeout)
+
+    return make if fn is None else make(fn)
+
+
+def _tool_of(
+    fn: Callable[..., Any], *, name: str | None, description: str | None, approve: bool, timeout: float | None
+) -> PythonTool:
+    if isinstance(fn, PythonTool):
+        fn = fn.fn  # type: ignore[assignment]
+    if not callable(fn):
+        raise TypeError(f"python_tool() takes a function, not {type(fn).__name__}")
+    tool_name = name or getattr(fn, "__name__", "")
+    if not tool_name or tool_name == "<lambda>":
+        raise ValueError("python_tool(): a lambda has no name; pass name=...")
+    doc = inspect.getdoc(fn) or ""
+    arguments = arguments_model(fn, tool_name, parameter_docs(doc))
+    return PythonTool(
+        name=tool_name,
+        description=description if description is not None else summary_of(doc),
+        parameters=tool_schema(arguments),
+        fn=fn,
+        approve=approve,
+        timeout=timeout,
+        arguments=arguments,
+    )
 
 
 def js_tool(name: str, description: str, parameters: Mapping[str, Any], handler: str) -> FrontendTool:
@@ -107,8 +186,6 @@ def form_tool(name: str, description: str, schema: Mapping[str, Any]) -> Fronten
 def coerce_tools(tools: Iterable[FrontendTool | Tool | Mapping[str, Any] | Callable[..., Any]]) -> list[FrontendTool]:
     """Accept FrontendTool, ag_ui ``Tool``, a plain dict, or a Python function (a tool the kernel
     runs); reject anything else clearly."""
-    from ._python_tools import python_tool  # it builds on FrontendTool, so it imports this module
-
     result: list[FrontendTool] = []
     for tool in tools:
         if isinstance(tool, FrontendTool):

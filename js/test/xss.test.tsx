@@ -265,6 +265,27 @@ describe("the view, with payloads in every place", () => {
     assert.ok(maybeButton(el, "Approve") === null || el.querySelectorAll("button").length > 0);
   });
 
+  it("in Python tools' cards: names, docstrings, arguments, results and errors", async () => {
+    const tools = XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "kernel", handler: null, approve: i % 2 === 0 }));
+    const model = new FakeModel({ frontend_tools: tools });
+    const turn = [
+      { id: "u", role: "user", content: "go" },
+      { id: "a", role: "assistant", toolCalls: tools.map((t, i) => ({ id: `k${i}`, type: "function", function: { name: t.name, arguments: JSON.stringify({ text: XSS_PAYLOADS[i] }) } })) },
+      ...tools.slice(0, 3).map((_t, i) => ({ id: `r${i}`, role: "tool", toolCallId: `k${i}`, content: `Error: ${XSS_PAYLOADS[i]}`, error: XSS_PAYLOADS[i] })),
+    ];
+    const { el } = await connected(turn, model);
+    model.set("pending", tools.slice(3).map((t, j) => ({ kind: "tool", toolCallId: `k${j + 3}`, name: t.name, args: { text: all }, argsText: JSON.stringify({ text: all }), claimedBy: null, kernel: j % 2 === 0 ? "approve" : "running" })));
+    model.set("status", "waiting");
+    await settle();
+    for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
+    await settle();
+    assert.ok(el.querySelectorAll(".agui-tool-error").length >= 3, "the failures are shown");
+    assert.ok(maybeButton(el, "Approve") !== null, "an approval is asked");
+    button(el, "Show what the agent gets").click();
+    await settle();
+    assertInert(el, "Python tools");
+  });
+
   it("in the Context panel: tool names and descriptions, context descriptions and texts", async () => {
     const model = new FakeModel({
       frontend_tools: XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "manual", handler: null, approve: false })),

@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType
+from ag_ui.core import BaseEvent, EventType, Tool
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import tool
 
@@ -34,6 +34,14 @@ def ai(text: str = "", *calls: dict[str, Any], reasoning: str | None = None, id:
 
 def model(*replies: AIMessage | str, **kwargs: Any) -> FakeChatModel:
     return FakeChatModel(list(replies), **kwargs)
+
+
+PICK_COLOR = Tool(
+    name="pick_color",
+    description="Ask the user to pick a colour.",
+    parameters={"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]},
+)
+"""A frontend tool, as RunAgentInput.tools carries it."""
 
 
 @tool

@@ -19,6 +19,7 @@ from agui_widget.adapters import as_agent
 from agui_widget.adapters.langchain import LangChainAgent
 
 from .langchain_fakes import (
+    PICK_COLOR,
     StreamChecks,
     ai,
     call,
@@ -31,12 +32,6 @@ from .langchain_fakes import (
 from .support import collect, make_input, split_runs, text_of, types
 
 checks = StreamChecks()
-
-PICK_COLOR = Tool(
-    name="pick_color",
-    description="Ask the user to pick a colour.",
-    parameters={"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]},
-)
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -52,6 +52,10 @@ class LangChainAgent(AgentAdapter):
     ``context_schema``. ``checkpointer``: for graphs; a graph without one gets an in-memory
     ``InMemorySaver`` (interrupts need one), unless it was compiled with ``checkpointer=False``.
     ``input_mapper``: for Runnables, ``(messages, state) -> input``.
+
+    A run's forwarded props ``model``, ``temperature``, ``max_tokens``, ``top_p`` and ``stop`` are
+    its model settings: in ``config["configurable"]`` for every kind of target, and bound to the
+    call of a chat model (``model`` aside); see ``docs/langchain.md``.
     """
 
     graph: AnyGraph
@@ -100,15 +104,15 @@ class LangChainAgent(AgentAdapter):
         else:
             self.options = self.middleware.options
         self._run_kind = RUNS[kind]
-        self._warned = False
+        self._warned: set[str] = set()
 
     def __repr__(self) -> str:
         return f"LangChainAgent({self.kind}: {type(self.target).__name__})"
 
     def warn_once(self, message: str, *args: object) -> None:
-        """Log a problem with how the agent is set up on the first run that meets one, not on every run."""
-        if not self._warned:
-            self._warned = True
+        """Log a problem with how the agent is set up on the first run that meets it, not on every run."""
+        if message not in self._warned:
+            self._warned.add(message)
             log.warning(message, *args)
 
     # -- the adapter contract -------------------------------------------------------------------

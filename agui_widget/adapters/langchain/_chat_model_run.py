@@ -1,7 +1,10 @@
 """A chat model's run: the transcript in, the answer streamed with ``astream``.
 
 The chat's frontend tools are bound next to the model's own. A chat model runs no tools, so every
-tool call it makes is left pending for the chat to answer.
+tool call it makes is left pending for the chat to answer. The run's call settings (``temperature``,
+``max_tokens``, ``top_p``, ``stop`` from its forwarded props) are bound for the run, next to the
+arguments the model is bound with (those win); ``model`` reaches a configurable model through the
+config.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import TYPE_CHECKING, cast
 from langchain_core.runnables import Runnable, RunnableBinding
 
 from .._base import Emitted, new_id
+from ._kinds import is_configurable_model
 from ._run import LangChainRun
+from ._settings import call_settings
 from ._steps import Steps
 from ._tool_specs import spec_name, tool_specs
 
@@ -25,7 +30,7 @@ class ChatModelRun(LangChainRun):
     """One call of the model, as a "model" step (internal: a chat does not show it as progress)."""
 
     async def events(self) -> AsyncGenerator[Emitted, None]:
-        model = self._model_with_frontend_tools()
+        model = self._with_settings(self._model_with_frontend_tools())
         messages = self.prompt_messages()
         steps = Steps(self.stream, self.options.emit_steps, internal=frozenset({"model"}))
         yield steps.start("model")
@@ -35,6 +40,21 @@ class ChatModelRun(LangChainRun):
                 yield self.mapper.chunk(chunk, fallback_id=fallback)
         yield self.mapper.end_all()
         yield steps.finish("model")
+
+    def _with_settings(self, model: Runnable) -> Runnable:
+        """The model with the run's call settings bound (a keyword the model is bound with already
+        keeps its value)."""
+        bound = model.kwargs if isinstance(model, RunnableBinding) else {}
+        settings = call_settings(self.settings, taken=bound)
+        if "model" in self.settings:
+            base = model.bound if isinstance(model, RunnableBinding) else model
+            if not is_configurable_model(base):
+                self.agent.warn_once(
+                    "agui-widget: the forwarded prop 'model' reaches a chat model only when it is configurable "
+                    '(init_chat_model(configurable_fields=("model", ...))); %s runs as it is',
+                    type(base).__name__,
+                )
+        return model.bind(**settings) if settings else model
 
     def _model_with_frontend_tools(self) -> Runnable:
         """The model with the run's frontend tools bound after its own (``bind_tools`` again with

@@ -1,4 +1,5 @@
-"""What one AG-UI run hands to the LangChain code it runs: the frontend tools and the context.
+"""What one AG-UI run hands to the LangChain code it runs: the frontend tools, the context and the
+forwarded props.
 
 The adapter puts a :class:`RunContext` into ``config["configurable"]["agui"]``; LangChain and
 LangGraph pass the config down to every node, model call and tool, where :func:`run_context`
@@ -7,8 +8,9 @@ finds it. Nothing about the UI is stored in the agent's state or its checkpoints
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ag_ui.core import Context, Tool
 from langchain_core.runnables import RunnableConfig
@@ -21,12 +23,17 @@ CONFIG_KEY = "agui"
 
 @dataclass(frozen=True)
 class RunContext:
-    """The AG-UI side of one run: ids, the frontend tools and the application's context."""
+    """The AG-UI side of one run: ids, the frontend tools, the application's context, and the
+    run's ``forwardedProps`` (all of them, for your own nodes and tools to read) with the model
+    settings the adapter took from them (``model``, ``temperature``, ``max_tokens``, ``top_p``,
+    ``stop``: the checked values it applies)."""
 
     thread_id: str = ""
     run_id: str = ""
     tools: Sequence[Tool] = field(default_factory=tuple)
     context: Sequence[Context] = field(default_factory=tuple)
+    forwarded_props: Mapping[str, Any] = field(default_factory=dict)
+    model_settings: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def tool_names(self) -> frozenset[str]:

@@ -40,8 +40,10 @@ class ScriptedChatModel(GenericFakeChatModel):
 
     ``messages``: replies played in order (``AIMessage`` or ``str``). ``respond``: a function of
     the conversation and the bound tool names, used when given (then ``messages`` is ignored).
-    ``delay``: seconds between streamed chunks. ``calls`` records the messages of every call, and
-    ``bound_tools`` the tool names of the last one. An ``AIMessage`` may carry reasoning in
+    ``delay``: seconds between streamed chunks. ``calls`` records the messages of every call,
+    ``call_options`` its options (``stop`` when given, and the keyword arguments it was called or
+    bound with, such as ``temperature``; the tools left out), and ``bound_tools`` the tool names of
+    the last one. An ``AIMessage`` may carry reasoning in
     ``additional_kwargs["reasoning_content"]``; it streams before the text.
     """
 
@@ -50,6 +52,7 @@ class ScriptedChatModel(GenericFakeChatModel):
     delay: float = 0.0
     args_piece: int = 8
     calls: list[list[BaseMessage]] = Field(default_factory=list)
+    call_options: list[dict[str, Any]] = Field(default_factory=list)
     bound_tools: list[str] = Field(default_factory=list)
 
     def __init__(self, messages: Sequence[AIMessage | str] | Iterator[AIMessage | str] = (), **kwargs: Any) -> None:
@@ -67,9 +70,12 @@ class ScriptedChatModel(GenericFakeChatModel):
 
     # -- the script ---------------------------------------------------------------------------
 
-    def _next_reply(self, messages: list[BaseMessage], **kwargs: Any) -> AIMessage:
+    def _next_reply(self, messages: list[BaseMessage], stop: list[str] | None = None, **kwargs: Any) -> AIMessage:
         names = [tool.get("function", {}).get("name") or tool.get("name", "") for tool in kwargs.get("tools") or ()]
         self.calls.append(list(messages))
+        self.call_options.append(
+            {**({"stop": stop} if stop is not None else {}), **{k: v for k, v in kwargs.items() if k != "tools"}}
+        )
         self.bound_tools = names
         if self.respond is not None:
             reply: Any = self.respond(list(messages), names)
@@ -91,7 +97,7 @@ class ScriptedChatModel(GenericFakeChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages, **kwargs))])
+        return ChatResult(generations=[ChatGeneration(message=self._next_reply(messages, stop, **kwargs))])
 
     async def _agenerate(
         self,
@@ -142,7 +148,7 @@ class ScriptedChatModel(GenericFakeChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> Iterator[ChatGenerationChunk]:
-        for chunk in self._chunks(self._next_reply(messages, **kwargs)):
+        for chunk in self._chunks(self._next_reply(messages, stop, **kwargs)):
             if self.delay:
                 time.sleep(self.delay)
             generation = ChatGenerationChunk(message=chunk)
@@ -157,7 +163,7 @@ class ScriptedChatModel(GenericFakeChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        for chunk in self._chunks(self._next_reply(messages, **kwargs)):
+        for chunk in self._chunks(self._next_reply(messages, stop, **kwargs)):
             if self.delay:
                 await asyncio.sleep(self.delay)
             generation = ChatGenerationChunk(message=chunk)

@@ -12,6 +12,7 @@ from typing import Literal
 from langchain_core.language_models import BaseChatModel, BaseLanguageModel
 from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence
 from langchain_core.runnables.config import merge_configs
+from langchain_core.runnables.configurable import DynamicRunnable
 from langgraph.pregel import Pregel
 
 Kind = Literal["chat_model", "graph", "runnable"]
@@ -47,13 +48,16 @@ def is_configurable_model(obj: object) -> bool:
 
 
 def starts_with_a_model(runnable: Runnable) -> bool:
-    """A chain like ``model | parser`` takes the message list itself, not a dict."""
+    """A chain like ``model | parser`` takes the message list itself, not a dict; so does a model
+    made configurable (``configurable_fields`` / ``configurable_alternatives``: its default is one)."""
     step: object = runnable
     for _ in range(20):
         if isinstance(step, RunnableSequence):
             step = step.first
         elif isinstance(step, RunnableBinding):
             step = step.bound
+        elif isinstance(step, DynamicRunnable):
+            step = step.default
         else:
             break
     return isinstance(step, BaseLanguageModel) or is_configurable_model(step)

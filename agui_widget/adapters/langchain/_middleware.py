@@ -1,7 +1,9 @@
 """``agui_middleware()``: AG-UI inside a ``create_agent`` agent, with the agent's own hooks.
 
 - ``wrap_model_call`` gives the model the frontend tools of the AG-UI run (``RunAgentInput.tools``)
-  next to the agent's own, and the application's context in the system prompt;
+  next to the agent's own, the application's context in the system prompt, and the run's call
+  settings (``temperature``, ``max_tokens``, ``top_p``, ``stop`` from its forwarded props) in the
+  request's ``model_settings``, where another middleware's entries win;
 - ``after_model`` / ``before_model`` end the run when the model called a frontend tool, so the
   call stays pending for the UI (the AG-UI standard flow: the chat answers, then runs the agent
   again with the result); ``wrap_tool_call`` keeps the tool node from failing on those calls;
@@ -17,6 +19,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import logging
@@ -41,6 +44,7 @@ from ..._display import rich_output
 from ..._tools import FrontendTool, coerce_tools
 from ._context import RunContext, run_context
 from ._options import AGUIOptions, make_options
+from ._settings import call_settings
 from ._tool_specs import spec_name
 
 log = logging.getLogger("agui_widget")
@@ -78,7 +82,7 @@ class AGUIMiddleware(AgentMiddleware):
             return RunContext(tools=self.frontend_tools)
         names = found.tool_names
         extra = tuple(t for t in self.frontend_tools if t.name not in names)
-        return RunContext(found.thread_id, found.run_id, (*found.tools, *extra), found.context)
+        return dataclasses.replace(found, tools=(*found.tools, *extra))
 
     def _frontend_names(self) -> frozenset[str]:
         return self._context().tool_names - self._backend_names
@@ -99,6 +103,9 @@ class AGUIMiddleware(AgentMiddleware):
         if text:
             current = request.system_message.text if request.system_message is not None else ""
             overrides["system_message"] = SystemMessage(content=f"{current}\n\n{text}" if current else text)
+        settings = call_settings(context.model_settings, taken=request.model_settings)
+        if settings:
+            overrides["model_settings"] = {**request.model_settings, **settings}
         return request.override(**overrides) if overrides else request
 
     def wrap_model_call(self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]) -> Any:

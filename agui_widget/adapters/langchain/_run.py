@@ -17,6 +17,7 @@ from .._base import Emitted, EventStream
 from ._context import CONFIG_KEY, RunContext
 from ._events import MessageMapper
 from ._messages import to_langchain
+from ._settings import model_settings, props_of
 
 if TYPE_CHECKING:
     from ._agent import LangChainAgent
@@ -34,6 +35,9 @@ class LangChainRun(ABC):
         self.input = input
         self.stream = stream
         self.mapper = MessageMapper(stream, agent.options)
+        fixed = frozenset((agent.config.get("configurable") or {}).keys())
+        self.settings = model_settings(input.forwarded_props, fixed=fixed)
+        """The run's model settings from its forwarded props (less the keys the agent's config sets)."""
 
     @abstractmethod
     def events(self) -> AsyncGenerator[Emitted, None]:
@@ -41,11 +45,19 @@ class LangChainRun(ABC):
 
     def run_config(self, **configurable: object) -> RunnableConfig:
         """The agent's config for this run: the AG-UI run in ``configurable`` (where the middleware
-        and :func:`frontend_tools` find it), its ids in ``metadata``, and the ``run_id`` option."""
+        and :func:`frontend_tools` find it) next to the run's model settings (where configurable
+        models and the graph's nodes find them), its ids in ``metadata``, and the ``run_id`` option."""
         input = self.input
-        context = RunContext(input.thread_id, input.run_id, tuple(input.tools or ()), tuple(input.context or ()))
+        context = RunContext(
+            input.thread_id,
+            input.run_id,
+            tuple(input.tools or ()),
+            tuple(input.context or ()),
+            forwarded_props=props_of(input.forwarded_props),
+            model_settings=dict(self.settings),
+        )
         extra: RunnableConfig = {
-            "configurable": {CONFIG_KEY: context, **configurable},
+            "configurable": {**self.settings, CONFIG_KEY: context, **configurable},
             "metadata": {"agui_thread_id": input.thread_id, "agui_run_id": input.run_id},
         }
         run_id = self.options.resolve_run_id(input)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from typing import Any, Literal
 
 from ag_ui.core import RunAgentInput
@@ -93,14 +94,16 @@ class LangroidAgent(AgentAdapter):
             self._evict()
             from . import _task_run
 
-            async for emitted in _task_run.run(self, self.task, input, stream):
-                yield emitted
+            async with aclosing(_task_run.run(self, self.task, input, stream)) as task_events:
+                async for emitted in task_events:
+                    yield emitted
             return
         from . import _agent_run
 
         agent = self._agent_for(input.thread_id)
-        async for emitted in _agent_run.run(self, agent, input, stream):
-            yield emitted
+        async with aclosing(_agent_run.run(self, agent, input, stream)) as agent_events:
+            async for emitted in agent_events:
+                yield emitted
 
     # -- threads ----------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ One AG-UI run, step by step:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
+from contextlib import aclosing
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -36,10 +37,11 @@ from ._history import reasoning_metadata, transcript_of
 from ._run_context import DONE, RunContext, RunOptions
 
 
-async def run(options: RunOptions, agent: ChatAgent, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Any]:
-    """The run's events, once the agent is free (runs on one agent take turns)."""
-    async with lock_for(agent):
-        async for emitted in AgentRun(options, agent, input, stream).events():
+async def run(options: RunOptions, agent: ChatAgent, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Any, None]:
+    """The run's events, once the agent is free (runs on one agent take turns). Closing it closes the
+    run at once, so the agent is put back before another run can take it."""
+    async with lock_for(agent), aclosing(AgentRun(options, agent, input, stream).events()) as events:
+        async for emitted in events:
             yield emitted
 
 
@@ -55,20 +57,21 @@ class AgentRun:
         self.transcript = transcript_of(input)
         self.setup = AgentSetup(agent)
 
-    async def events(self) -> AsyncIterator[Any]:
+    async def events(self) -> AsyncGenerator[Any, None]:
         check_ready(self.agent)
         setup = self.setup
         _quiet.acquire()
         try:
             setup.apply(self.run_context.input)
             self.driver.frontend = setup.frontend
-            async for emitted in self._turns():
-                yield emitted
+            async with aclosing(self._turns()) as turns:
+                async for emitted in turns:
+                    yield emitted
         finally:
             setup.undo()
             _quiet.release()
 
-    async def _turns(self) -> AsyncIterator[Any]:
+    async def _turns(self) -> AsyncGenerator[Any, None]:
         """Model calls and tool rounds until the model answers (or a frontend tool must)."""
         driver = self.driver
         # Langroid looks for tools written into the reply; the text is screened for them while it
@@ -76,8 +79,9 @@ class AgentRun:
         content_tools, screening = driver.content_tools, driver.screens_text
         for _ in range(self.options.max_turns):
             step = Step()
-            async for emitted in self._model_call(step, screening):
-                yield emitted
+            async with aclosing(self._model_call(step, screening)) as model_call:
+                async for emitted in model_call:
+                    yield emitted
             response = step.response
             assert response is not None
             try:
@@ -111,8 +115,9 @@ class AgentRun:
                     if call.frontend:
                         continue
                     outcome: list[Any] = []
-                    async for emitted in self._handle(call, response, outcome):
-                        yield emitted
+                    async with aclosing(self._handle(call, response, outcome)) as handling:
+                        async for emitted in handling:
+                            yield emitted
                     result_text, done = outcome
                     self.transcript.append({"id": new_id("tool"), "role": "tool", "toolCallId": call.id, "content": result_text})
                     if done is not None:
@@ -131,7 +136,7 @@ class AgentRun:
             "stopped to avoid a loop (LangroidAgent(max_turns=...) allows more)"
         )
 
-    async def _model_call(self, step: Step, screening: bool) -> AsyncIterator[Any]:
+    async def _model_call(self, step: Step, screening: bool) -> AsyncGenerator[Any, None]:
         agent, driver = self.agent, self.driver
         tokens: asyncio.Queue[Any] = asyncio.Queue()
 
@@ -177,7 +182,7 @@ class AgentRun:
         if events:
             yield events
 
-    async def _handle(self, call: Call, response: ChatDocument, outcome: list[Any]) -> AsyncIterator[Any]:
+    async def _handle(self, call: Call, response: ChatDocument, outcome: list[Any]) -> AsyncGenerator[Any, None]:
         """Run one backend tool call; ``outcome`` receives (result text, done text or None)."""
         agent, driver, run = self.agent, self.driver, self.run_context
         done: str | None = None

@@ -1,5 +1,6 @@
 """The chat's frontend tools (``RunAgentInput.tools``) as Langroid tools, installed on the agent for
-one run and taken off again, however the run ends, so the agent is left as it was found.
+one run and taken off again, however the run ends, so the agent is left as it was found; the run's
+model settings (from ``RunAgentInput.forwardedProps``, see ``_settings``) likewise.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from ag_ui.core import RunAgentInput, Tool
 from langroid.agent.chat_agent import ChatAgent
 from langroid.agent.tool_message import ToolMessage
 from langroid.language_models.base import LLMFunctionSpec
+
+from ._patches import Patches
+from ._settings import apply_model_settings, model_settings
 
 log = logging.getLogger("agui_widget")
 
@@ -54,8 +58,8 @@ def _frontend_tool_class(key: str) -> type[ToolMessage]:
 
 
 class AgentSetup:
-    """What a run changes on the agent (its frontend tools, the streaming callback), undone when the
-    run ends, however it ends."""
+    """What a run changes on the agent (its frontend tools, its model settings, the streaming
+    callback), undone when the run ends, however it ends."""
 
     def __init__(self, agent: ChatAgent) -> None:
         self.agent = agent
@@ -65,6 +69,8 @@ class AgentSetup:
         self.added: list[str] = []
         self.frontend: set[str] = set()
         """The names of the frontend tools installed (the calls the client is to answer)."""
+        self._patches = Patches()
+        """The run's model settings on the agent (see ``_settings``)."""
 
     def apply(self, input: RunAgentInput) -> None:
         agent = self.agent
@@ -80,9 +86,11 @@ class AgentSetup:
             agent.disable_strict_tools_set.add(tool.name)  # an arbitrary schema may not meet strict mode
             self.frontend.add(tool.name)
         agent.llm_function_force = self.force  # enable_message resets a forced tool
+        apply_model_settings(agent, model_settings(input.forwarded_props), self._patches)
 
     def undo(self) -> None:
         agent = self.agent
+        self._patches.restore()
         for name in self.added:
             agent.llm_tools_map.pop(name, None)
             agent.llm_functions_map.pop(name, None)

@@ -28,7 +28,7 @@ import contextlib
 import logging
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,10 +95,11 @@ class OpenCall:
     lane: str | None
 
 
-async def run(options: RunOptions, task: Task, input: RunAgentInput, stream: EventStream) -> AsyncIterator[Any]:
-    """The run's events, once the task is free (runs on one task take turns)."""
-    async with lock_for(task):
-        async for emitted in TaskRun(options, task, input, stream).events():
+async def run(options: RunOptions, task: Task, input: RunAgentInput, stream: EventStream) -> AsyncGenerator[Any, None]:
+    """The run's events, once the task is free (runs on one task take turns). Closing it closes the
+    run at once, so the task is put back before another run can take it."""
+    async with lock_for(task), contextlib.aclosing(TaskRun(options, task, input, stream).events()) as events:
+        async for emitted in events:
             yield emitted
 
 
@@ -132,7 +133,7 @@ class TaskRun:
 
     # -- the run ---------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Any]:
+    async def events(self) -> AsyncGenerator[Any, None]:
         task, agent = self.task, self.task.agent
         for t in self.tasks:
             check_ready(t.agent)

@@ -376,3 +376,71 @@ def test_12_the_agent_picked_in_the_toolbar_answers_and_the_guard_refuses(lab):
     cells = lesson.run_rest()
     exported = next(cell.text for cell in cells if cell.text.startswith("**User:**"))
     assert "plan a picnic" in exported and "Not sent: Please don't paste passwords" in exported, exported
+
+
+def test_13_notebook_functions_answer_in_the_chat_and_the_risky_one_waits_for_approve(lab):
+    lesson = Lesson(lab, "13_")
+    chat = lesson.chat
+    badges = watch(chat, ".agui-tool", ".agui-tool-head .agui-badge")
+
+    chat.send("top 3 customers")
+
+    chat.wait_answer("By revenue: Cedar (10,485 €), Oak (10,170 €), Hazel (9,939 €).", timeout=FOLLOW_UP_TIMEOUT)
+    top = chat.tool_card("top_customers")
+    expect(top.locator(".agui-tool-head .agui-badge"), "the kernel ran the function").to_have_text("done")
+    expect(top.locator('.agui-bundle[data-mime="text/html"] table tbody tr'), "the DataFrame it returned").to_have_count(3)
+
+    chat.send("plot the revenue by region")
+
+    chat.wait_answer("Here it is, in the card above.", timeout=FOLLOW_UP_TIMEOUT)
+    image = chat.tool_card("plot_revenue").locator('.agui-bundle[data-mime="image/png"] img')
+    expect(image, "the figure it returned").to_be_visible()
+    assert image.evaluate("img => img.complete ? img.naturalWidth : 0") > 100, "the figure's PNG did not decode"
+
+    chat.send("how big is the table?")
+    chat.wait_answer("The table has 48 rows")
+    lesson.cell('sales = sales[sales["month"] != "2025-01"]')  # a cell changes the DataFrame; nobody tells the chat
+    chat.send("how big is the table now?")
+    chat.wait_answer("The table has 40 rows")
+
+    chat.button("Show what the agent gets").click()
+    panel = chat.root.get_by_role("region", name="What the agent gets", exact=True)
+    tools = panel.get_by_role("list", name="Tools", exact=True).get_by_role("listitem")
+    expect(tools.locator("code"), "the notebook's three functions").to_have_text(["top_customers", "plot_revenue", "delete_rows"])
+    expect(tools.nth(2)).to_contain_text("runs in the kernel once you approve")
+    context = panel.get_by_role("list", name="Context", exact=True)
+    expect(context).to_contain_text("read at each run")
+    context.get_by_text("Show the text").click()
+    expect(context.locator("pre"), "the summary the last run read").to_contain_text("`sales` has 40 rows")
+
+    chat.send('delete the rows where region == "North"')
+
+    card = chat.tool_card("delete_rows")
+    asking = card.get_by_role("region", name="Waiting for you: delete_rows")
+    expect(asking.locator(".agui-card-args"), "the query, shown before it runs").to_contain_text("North")
+    expect(chat.status_line).to_have_attribute("data-status", "waiting")
+    assert lesson.kernel("len(sales)") == 40, "the function ran before it was approved"
+    asking.get_by_role("button", name="Approve", exact=True).click()
+    chat.wait_answer("Deleted 10 rows; the table has 30 left.", timeout=FOLLOW_UP_TIMEOUT)
+    expect(card.locator(".agui-tool-head .agui-badge")).to_have_text("done")
+    assert lesson.kernel("[len(sales), int((sales['region'] == 'North').sum())]") == [30, 0]
+
+    chat.send("delete the rows where revenue > 0")
+
+    denied = chat.tool_card("delete_rows").nth(1)
+    denied.get_by_role("region", name="Waiting for you: delete_rows").get_by_role("button", name="Deny", exact=True).click()
+    chat.wait_answer("nothing was deleted", timeout=FOLLOW_UP_TIMEOUT)
+    expect(denied.locator(".agui-tool-head .agui-badge"), "a denied call reads denied").to_have_text("denied")
+    assert lesson.kernel("len(sales)") == 30, "a denied call must not run"
+    seen = samples(badges)
+    assert any(s[:2] == ["done", "running in the kernel"] for s in seen), (
+        f"the figure's card never read 'running in the kernel': {seen}"
+    )
+    assert any(s[2:3] == ["running in the kernel"] for s in seen), (
+        f"the approved call's card never read 'running in the kernel': {seen}"
+    )
+
+    cells = lesson.run_rest()
+    approved = next(cell.text for cell in cells if "-> approve" in cell.text)
+    assert "answered from Python: delete_rows" in approved and "Deleted" in approved, approved
+    assert any("The table has **36 rows**" in cell.text for cell in cells), "the context of the lesson's own run should see July"

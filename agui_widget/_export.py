@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._attachments import data_of, details_of, label_of, mime_of, size_of
 from ._marks import REFUSED, STOPPED, mark_of
 from ._transport import soon
 
@@ -117,7 +118,7 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
         lines.append(escape_html(text))
     for part in content if isinstance(content, list) else ():
         if isinstance(part, dict) and part.get("type") not in (None, "text"):
-            lines.append(f"*[{part.get('type')}]*")
+            lines += ["", _attachment_markdown(part)]
     for call in message.get("toolCalls") or ():
         function = call.get("function") or {}
         name = _one_line(str(function.get("name"))).replace("`", "'")
@@ -189,6 +190,24 @@ def _fenced(text: str, language: str = "") -> list[str]:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence + language, text, fence]
+
+
+INLINE_IMAGE_BYTES = 64 * 1024
+"""An attached image up to this size is shown in the Markdown itself (a data URL); a bigger one,
+and any other file, is named with its type and size, so a kept conversation stays small."""
+
+_INLINE_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+
+
+def _attachment_markdown(part: dict[str, Any]) -> str:
+    name = _one_line(label_of(part)).replace("[", "(").replace("]", ")")
+    mime = mime_of(part)
+    found = part.get("source")
+    source: dict[str, Any] = found if isinstance(found, dict) else {}
+    inline = part.get("type") == "image" and source.get("type") == "data" and mime in _INLINE_IMAGE_TYPES
+    if inline and size_of(part) <= INLINE_IMAGE_BYTES and data_of(part) is not None:
+        return f"![{name}](data:{mime};base64,{source['value']})"
+    return f"📎 *{name}* ({_one_line(details_of(part))})"
 
 
 def _content_text(content: Any) -> str:

@@ -38,6 +38,7 @@ from ag_ui.core import (
 )
 from pydantic import TypeAdapter
 
+from ._attachments import AttachmentPolicy
 from ._consumer import EventConsumer
 from ._content import answer_dangling_calls, to_json_text
 from ._errors import describe_exception
@@ -138,8 +139,11 @@ class Session:
         max_event_bytes: int = MAX_EVENT_BYTES,
         hooks: Hooks | None = None,
         guard: Guard | None = None,
+        attachment_policy: AttachmentPolicy | None = None,
     ) -> None:
         self.agent = agent
+        self.attachment_policy = attachment_policy or AttachmentPolicy()
+        """What a user message may carry as attachments (checked for every message, whoever sent it)."""
         self.hooks = hooks or Hooks()
         self.guard = guard
         self.tools = list(tools)
@@ -219,6 +223,7 @@ class Session:
             text = " ".join(p["text"] for p in parts if p.get("type") == "text")
             if not content:
                 raise ValueError("chat.send() needs some content")
+            self.attachment_policy.check(parts)
             where = lone_surrogate_path(content)
             if where is not None:
                 raise ValueError(f"chat.send() got content holding a lone UTF-16 surrogate at {where}")

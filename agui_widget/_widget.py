@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from . import _wire
 from ._assets import read_asset
+from ._attachments import AttachmentPolicy, attachment_parts
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
@@ -96,6 +97,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     saved_output_id = traitlets.Unicode(
         help="the display id of the output that keeps the conversation in the notebook (views hide it)"
     ).tag(sync=True)
+    attachment_policy: traitlets.Dict[str, Any] = traitlets.Dict(help="what the composer takes as attachments").tag(sync=True)
 
     agent_context: traitlets.List[dict[str, Any]] = traitlets.List(
         help="what the agent is told beside the transcript, as the view's Context panel lists it"
@@ -124,6 +126,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         predict_state: Sequence[Mapping[str, str]] = (),
         height: int | str | None = None,
         forwarded_props: Mapping[str, Any] | None = None,
+        attachments: bool | Mapping[str, Any] | AttachmentPolicy = True,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
@@ -133,6 +136,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._threads = Threads(agent, store, thread_id, given, state)
         start = self._threads.start
         predict_rules = coerce_rules(predict_state)
+        policy = AttachmentPolicy.of(attachments)
         frontend = self._with_agents_tools(coerce_tools(tools))
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
@@ -151,6 +155,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             listener=self,
             hooks=hooks,
             guard=guard,
+            attachment_policy=policy,
         )
         self._session.forwarded_props = checked_props(forwarded_props, "AgentChat(forwarded_props=...)") or {}
         self._state_source: Any = self._session.state
@@ -170,6 +175,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             predict_state=[rule.as_dict() for rule in predict_rules],
             saved_output_id=f"agui-transcript-{uuid.uuid4().hex}",
             height=css_length(height),
+            attachment_policy=policy.to_wire(),
             **kwargs,
         )
         self._syncing = False
@@ -269,13 +275,25 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             IPython.display.display(data, metadata=metadata, raw=True)
         self._saved.display()
 
-    def send(self, content: str | list[dict[str, Any]], *, forwarded_props: Mapping[str, Any] | None = None) -> Run:
+    def send(
+        self,
+        content: str | list[dict[str, Any]],
+        *,
+        attachments: Iterable[Any] = (),
+        forwarded_props: Mapping[str, Any] | None = None,
+    ) -> Run:
         """Add a user message and start a run; returns at once. ``await`` the Run to wait for it.
 
         ``content`` is text, or AG-UI content parts (``{"type": "text", "text": ...}``,
-        ``{"type": "image", "source": {...}}``, ...). ``forwarded_props`` reach this turn's runs
-        as ``RunAgentInput.forwardedProps``, over the chat's own (:attr:`forwarded_props`).
+        ``{"type": "image", "source": {...}}``, ...). ``attachments``: files sent with it, as
+        paths, bytes, PIL images, matplotlib figures, anything IPython shows as an image, or
+        content parts (within :attr:`attachment_policy`). ``forwarded_props`` reach this turn's
+        runs as ``RunAgentInput.forwardedProps``, over the chat's own (:attr:`forwarded_props`).
         """
+        parts = attachment_parts(attachments)
+        if parts:
+            text_parts = [{"type": "text", "text": content}] if isinstance(content, str) and content.strip() else []
+            content = [*text_parts, *parts] if isinstance(content, str) else [*content, *parts]
         return self._session.send(content, forwarded_props)
 
     @property
@@ -373,10 +391,19 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         return self._session.truncate_and_send(index, self.messages[index]["content"])
 
     def edit(self, message_id: str, text: str) -> Run:
-        """Replace a user message's text, drop what followed it, and run again."""
+        """Replace a user message's text, drop what followed it, and run again; the message's
+        attachments go with the new text."""
         for index, message in enumerate(self.messages):
             if message.get("id") == message_id and message.get("role") == "user":
-                return self._session.truncate_and_send(index, text)
+                content = message.get("content")
+                media = (
+                    [p for p in content if isinstance(p, dict) and p.get("type") != "text"] if isinstance(content, list) else []
+                )
+                if not media:
+                    return self._session.truncate_and_send(index, text)
+                return self._session.truncate_and_send(
+                    index, [*([{"type": "text", "text": text}] if text.strip() else []), *media]
+                )
         raise KeyError(f"no user message has id {message_id!r}")
 
     # -- generative UI (docs/generative-ui.md) --------------------------------------------------
@@ -624,7 +651,12 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._genui.hello()
 
     def _on_send(self, request: _wire.Send) -> None:
-        self._session.send(request.text)
+        if not request.attachments:
+            self._session.send(request.text)
+            return
+        text = [{"type": "text", "text": request.text}] if request.text.strip() else []
+        parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
+        self._session.send([*text, *parts])
 
     def _on_stop(self, request: _wire.Stop) -> None:
         self._session.stop()

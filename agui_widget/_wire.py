@@ -11,7 +11,14 @@ import logging
 import typing
 from typing import Annotated, Any, Literal
 
-from ag_ui.core import BaseEvent, EventType
+from ag_ui.core import (
+    AudioInputContent,
+    BaseEvent,
+    DocumentInputContent,
+    EventType,
+    ImageInputContent,
+    VideoInputContent,
+)
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 from pydantic.alias_generators import to_camel
 
@@ -39,11 +46,25 @@ class Hello(_Request):
     view_id: str = Field(min_length=1, max_length=200)
 
 
+MediaPart = Annotated[
+    ImageInputContent | AudioInputContent | VideoInputContent | DocumentInputContent, Field(discriminator="type")
+]
+"""An attachment: an AG-UI 1.0 multimodal content part (`metadata.filename` names its file)."""
+
+
 class Send(_Request):
-    """`chat.send(text)`: a new user turn (queued while a run is active)."""
+    """`chat.send(text)`: a new user turn (queued while a run is active), with the files the user
+    attached (pasted, dropped or picked), within the chat's `attachment_policy`."""
 
     kind: Literal["send"]
-    text: str = Field(min_length=1, max_length=MAX_TEXT)
+    text: str = Field("", max_length=MAX_TEXT)
+    attachments: list[MediaPart] = []  # pydantic copies a default per instance
+
+    @model_validator(mode="after")
+    def _something_to_send(self) -> Send:
+        if not self.text.strip() and not self.attachments:
+            raise ValueError("a message needs some text or an attachment")
+        return self
 
 
 class Stop(_Request):
@@ -472,6 +493,16 @@ class ToolSpec(_Payload):
     approve: bool = Field(False, description='a "kernel" tool (a Python function) asks Approve / Deny before each call runs')
 
 
+class AttachmentPolicy(_Payload):
+    """What the composer lets a user attach (the kernel holds every message to it too)."""
+
+    enabled: bool = True
+    accept: list[str] = Field(default=[], description='MIME types or families ("image/*"); [] for any')
+    max_bytes: int = Field(ge=1, description="the largest file, in bytes")
+    max_files: int = Field(ge=1, description="files per message")
+    max_total_bytes: int = Field(ge=1, description="all of one message's files, in bytes")
+
+
 class Suggestion(_Payload):
     """A suggestion chip: its label, and what sending it sends."""
 
@@ -544,6 +575,9 @@ class Traits(BaseModel):
         description="what the agent is told beside the transcript (`chat.context`), for the view's Context panel"
     )
     height: str = Field(description="the chat's height as a CSS length (`AgentChat(height=...)`; \"\" for the view's default)")
+    attachment_policy: AttachmentPolicy = Field(
+        description="what the composer takes as attachments (`AgentChat(attachments=...)`)"
+    )
     saved_output_id: str = Field(
         description="the display id of the output that keeps the conversation in the notebook; views hide the block "
         'marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)'

@@ -46,6 +46,7 @@ KERNEL_OWNED = {
     "saved_output_id": "forged",
     "height": "999px",
     "agent_context": [{"description": "forged", "preview": "", "length": 0, "live": False}],
+    "attachment_policy": {"enabled": True, "accept": [], "maxBytes": 10**12, "maxFiles": 1000, "maxTotalBytes": 10**12},
 }
 
 

@@ -31,6 +31,7 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
+from .._attachments import describe
 from .._content import message_text, parse_json_text
 from .._genui import SUGGESTIONS
 from .._predict import PREDICT_STATE_EVENT
@@ -70,6 +71,7 @@ show what the chat can do. Try one of these:
 | `fail` | an **error**, to see how one is reported |
 | `tools` | lists the tools this chat gives me (yours too: `AgentChat(tools=[my_function])`) |
 | `call my_function x=1` | calls one of them with these arguments (or a JSON object) |
+| 📎 attach an image or a file | says what it received: type, size, and an image's size in pixels |
 
 Everything you see travels as AG-UI events: `chat.events` in Python holds them all."""
 
@@ -126,7 +128,10 @@ class DemoAgent(AgentAdapter):
         text = message_text(last).strip()
         lowered = text.lower()
         call = _CALL.match(text)
-        if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
+        attached = [part for part in last.get("content") or () if isinstance(part, dict) and part.get("type") != "text"]
+        if attached and isinstance(last.get("content"), list):
+            handler = self._say(stream, _attachments_text(attached))
+        elif not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
             handler = self._say(stream, HELP)
         elif lowered in {"tools", "list tools", "what tools", "which tools"}:
             handler = self._say(stream, _tools_text(input))
@@ -252,7 +257,8 @@ class DemoAgent(AgentAdapter):
         elif isinstance(result, dict) and result.get("color"):
             text = f"Done: the accent is now **{result['color']}**."
         else:
-            text = f"The tool answered: `{_clipped(str(tool_message.get('content')))}`."
+            answer = _clipped(str(tool_message.get("content")))
+            text = f"The tool answered:\n\n```\n{answer}\n```" if "\n" in answer else f"The tool answered: `{answer}`."
         async for item in self._say(stream, text):
             yield item
 
@@ -466,6 +472,16 @@ class DemoAgent(AgentAdapter):
 
 _CALL = re.compile(r"^call\s+([A-Za-z_][\w.-]*)\s*(?:with\b)?\s*(.*)$", re.IGNORECASE | re.DOTALL)
 _PAIR = re.compile(r"(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|\S+)")
+
+
+def _attachments_text(parts: list[dict[str, Any]]) -> str:
+    """What the demo can honestly say about attachments: what they are, never what they show."""
+    lines = [f"- {describe(part)}" for part in parts]
+    count = "an attachment" if len(parts) == 1 else f"{len(parts)} attachments"
+    return (
+        f"You sent me {count}:\n\n" + "\n".join(lines) + "\n\nI'm a scripted demo with no model, so I can tell "
+        "what they are but not what is in them. A model that reads images or files gets them as they are."
+    )
 
 
 def _tools_text(input: RunAgentInput) -> str:

@@ -25,6 +25,7 @@ import {
   validateTrait_error,
   validateTrait_height,
   validateTrait_run_id,
+  validateTrait_attachment_policy,
   validateTrait_saved_output_id,
   validateTrait_status,
   validateTrait_suggestions_after,
@@ -92,6 +93,12 @@ export type MimeBundle = Record<string, unknown>;
 // ---------------------------------------------------------------------------------------------
 
 export type Traits = generated.Traits;
+export type AttachmentPolicy = Traits["attachment_policy"];
+/** An attachment as a `send` request carries it: an AG-UI 1.0 media content part. */
+export type MediaPart = NonNullable<generated.SendRequest["attachments"]>[number];
+/** What a chat that says nothing of its attachment policy is taken to allow: nothing, until the
+ * kernel's value arrives. */
+export const NO_ATTACHMENTS: AttachmentPolicy = { enabled: false, accept: [], maxBytes: 1, maxFiles: 1, maxTotalBytes: 1 };
 export type TraitName = keyof Traits;
 export type Status = Traits["status"];
 export type ToolUi = generated.ToolSpec["ui"];
@@ -111,6 +118,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "saved_output_id",
   "height",
   "agent_context",
+  "attachment_policy",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -349,6 +357,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     saved_output_id: text(validateTrait_saved_output_id),
     height: text(validateTrait_height),
     agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
+    attachment_policy: (v) => parseScalar<AttachmentPolicy>(v, "attachment_policy", validateTrait_attachment_policy, NO_ATTACHMENTS),
   };
   return parsers[name](value);
 }

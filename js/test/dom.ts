@@ -44,9 +44,13 @@ for (const name of [
   "ResizeObserver",
   "requestAnimationFrame",
   "cancelAnimationFrame",
+  "Blob",
+  "File",
+  "FileReader",
 ]) {
-  // Node has its own Event and navigator: the DOM's must win, or jsdom refuses the events.
-  if (!(name in g) || name === "navigator" || name === "Event" || name === "CustomEvent") {
+  // Node has its own Event, navigator, Blob and File: the DOM's must win, or jsdom refuses the
+  // events and its FileReader the files.
+  if (!(name in g) || ["navigator", "Event", "CustomEvent", "Blob", "File"].includes(name)) {
     try {
       g[name] = (window as unknown as Record<string, unknown>)[name];
     } catch {

@@ -116,6 +116,10 @@ def _langchain_content(content: str | Sequence[BaseModel | dict[str, Any]] | Non
             block = {"type": "text", "text": json.dumps(data)}
         if mime and block["type"] != "text":
             block["mime_type"] = mime
+        metadata = data.get("metadata")
+        filename = metadata.get("filename") if isinstance(metadata, dict) else data.get("filename")
+        if isinstance(filename, str) and filename and block["type"] != "text":
+            block["extras"] = {"filename": filename}  # where LangChain's provider formats read a file's name
         blocks.append(block)
     if all(block.get("type") == "text" for block in blocks):
         return "".join(block["text"] for block in blocks)

@@ -84,6 +84,85 @@ kind: "asset"
 name: "vega"
 }
 /**
+ * What the composer lets a user attach (the kernel holds every message to it too).
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "AttachmentPolicy".
+ */
+export interface AttachmentPolicy {
+enabled: boolean
+/**
+ * MIME types or families ("image/*"); [] for any
+ */
+accept: string[]
+/**
+ * the largest file, in bytes
+ */
+maxBytes: number
+/**
+ * files per message
+ */
+maxFiles: number
+/**
+ * all of one message's files, in bytes
+ */
+maxTotalBytes: number
+}
+/**
+ * An audio part.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "AudioPart".
+ */
+export interface AudioPart {
+type?: "audio"
+id?: (string | null)
+source: (DataSource | UrlSource | FileSource)
+metadata?: unknown
+[k: string]: unknown | undefined
+}
+/**
+ * Bytes carried inline.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "DataSource".
+ */
+export interface DataSource {
+type?: "data"
+value: string
+mimeType: string
+[k: string]: unknown | undefined
+}
+/**
+ * Bytes referenced by URL, fetched by whoever needs them.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "UrlSource".
+ */
+export interface UrlSource {
+type?: "url"
+value: string
+mimeType?: (string | null)
+[k: string]: unknown | undefined
+}
+/**
+ * Bytes already at the provider, named by a handle the provider issued: an
+ * OpenAI or Anthropic file id, a Gemini file URI, a storage URL only that
+ * provider can read. No bytes travel and nothing is fetched. Only the
+ * provider that minted the handle can resolve it; a peer that cannot drops
+ * the part as it drops any part it cannot use.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "FileSource".
+ */
+export interface FileSource {
+type?: "file"
+value: string
+provider?: (string | null)
+mimeType?: (string | null)
+[k: string]: unknown | undefined
+}
+/**
  * Sent at the end of every run: the kernel's transcript length and, for each message from
  * `start` on, `[id, role, length]` (the content's length in UTF-16 code units, as JavaScript
  * counts; -1 when the content is absent or not a string), and `state`, the fingerprint of the
@@ -142,6 +221,19 @@ length: number
 live: boolean
 }
 /**
+ * A document part.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "DocumentPart".
+ */
+export interface DocumentPart {
+type?: "document"
+id?: (string | null)
+source: (DataSource | UrlSource | FileSource)
+metadata?: unknown
+[k: string]: unknown | undefined
+}
+/**
  * Replaces a user message's text, drops what followed, and runs again.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -177,6 +269,19 @@ events: WireEvent[]
 export interface HelloRequest {
 kind: "hello"
 viewId: string
+}
+/**
+ * An image part.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ImagePart".
+ */
+export interface ImagePart {
+type?: "image"
+id?: (string | null)
+source: (DataSource | UrlSource | FileSource)
+metadata?: unknown
+[k: string]: unknown | undefined
 }
 /**
  * The whole truth; a view applies it only if `viewId` is its own or null, and ignores
@@ -379,14 +484,29 @@ kind: "select_agent"
 name: string
 }
 /**
- * `chat.send(text)`: a new user turn (queued while a run is active).
+ * `chat.send(text)`: a new user turn (queued while a run is active), with the files the user
+ * attached (pasted, dropped or picked), within the chat's `attachment_policy`.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "SendRequest".
  */
 export interface SendRequest {
 kind: "send"
-text: string
+text?: string
+attachments?: (ImagePart | AudioPart | VideoPart | DocumentPart)[]
+}
+/**
+ * A video part.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "VideoPart".
+ */
+export interface VideoPart {
+type?: "video"
+id?: (string | null)
+source: (DataSource | UrlSource | FileSource)
+metadata?: unknown
+[k: string]: unknown | undefined
 }
 /**
  * Applies an RFC 6902 patch to `chat.state` (a view edit).
@@ -515,10 +635,33 @@ agent_context: ContextSummary[]
  * the chat's height as a CSS length (`AgentChat(height=...)`; "" for the view's default)
  */
 height: string
+attachment_policy: AttachmentPolicy1
 /**
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)
  */
 saved_output_id: string
+}
+/**
+ * what the composer takes as attachments (`AgentChat(attachments=...)`)
+ */
+export interface AttachmentPolicy1 {
+enabled: boolean
+/**
+ * MIME types or families ("image/*"); [] for any
+ */
+accept: string[]
+/**
+ * the largest file, in bytes
+ */
+maxBytes: number
+/**
+ * files per message
+ */
+maxFiles: number
+/**
+ * all of one message's files, in bytes
+ */
+maxTotalBytes: number
 }
 /**
  * This interface was referenced by `Wire`'s JSON-Schema

@@ -7,7 +7,8 @@ import { textOf, toolCallsOf, widgetMark } from "../mirror";
 import { isObject, type Message } from "../wire";
 import { copyText } from "../util/clipboard";
 import { useView } from "./context";
-import { partLabel, valueText } from "./format";
+import { MessageAttachments } from "./Attachments";
+import { valueText } from "./format";
 import { useMessage, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";
@@ -192,7 +193,6 @@ function UserMessage({ message, editable, label }: { message: Extract<Message, {
     }
   }, [editing]);
   const text = textOf(message.content);
-  const parts = Array.isArray(message.content) ? message.content.map(partLabel).filter(Boolean) : [];
   const refused = refusal(message);
   if (editing && editable) {
     const done = (cancelled: boolean) => {
@@ -206,7 +206,7 @@ function UserMessage({ message, editable, label }: { message: Extract<Message, {
       {label}
       <div class="agui-bubble agui-bubble-user">
         <FoldingText text={text} />
-        {parts.length > 0 && <div class="agui-attachments">{parts.join(" ")}</div>}
+        <MessageAttachments content={message.content} />
         {refused !== null && <div class="agui-refused">Not sent: {refused}</div>}
       </div>
       <div class="agui-actions-bar">

@@ -22,16 +22,6 @@ export function prettyValue(value: unknown): string {
   }
 }
 
-/** A placeholder for a content part that is not text (images and files are not loaded yet). */
-export function partLabel(part: unknown): string {
-  if (!part || typeof part !== "object") return "";
-  const p = part as { type?: unknown; source?: { mimeType?: unknown; value?: unknown; type?: unknown } };
-  if (p.type === "text") return "";
-  const mime = typeof p.source?.mimeType === "string" ? ` ${p.source.mimeType}` : "";
-  const where = p.source?.type === "url" && typeof p.source.value === "string" ? ` ${p.source.value}` : "";
-  return `[${String(p.type ?? "attachment")}${mime}${where}]`;
-}
-
 /** `text` as pretty JSON when it parses (json: true), else unchanged (json: false). */
 export function jsonOrText(text: string): { text: string; json: boolean } {
   const trimmed = text.trim();

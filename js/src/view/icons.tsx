@@ -17,6 +17,7 @@ const PATHS = {
   agent: "M8 2.5v2 M4.5 6.5h7a1 1 0 0 1 1 1v4a1 1 0 0 1-1 1h-7a1 1 0 0 1-1-1v-4a1 1 0 0 1 1-1z M6.5 9.5h0 M9.5 9.5h0 M2 9v1.5 M14 9v1.5",
   user: "M8 8a2.5 2.5 0 1 0 0-5 2.5 2.5 0 0 0 0 5z M3 13.5c.6-2.3 2.6-3.5 5-3.5s4.4 1.2 5 3.5",
   alert: "M8 2.5l6 10.5H2z M8 6.5v3 M8 11.4v.1",
+  clip: "M10.5 5l-4.6 4.6a1.2 1.2 0 0 0 1.7 1.7l4.9-4.9a2.4 2.4 0 0 0-3.4-3.4L4.2 8a3.6 3.6 0 0 0 5.1 5.1l4-4",
 } as const;
 
 export function Icon({ name }: IconProps): JSX.Element {

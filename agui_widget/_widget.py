@@ -321,8 +321,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     @property
     def pending_tool_calls(self) -> list[dict[str, Any]]:
-        """Frontend tool calls waiting for an answer: ``toolCallId``, ``name``, ``args``."""
-        return [p.to_wire() for p in self._session.pending if p.kind == "tool"]
+        """Frontend tool calls waiting for an answer: ``toolCallId``, ``name``, ``args``; a Python
+        tool's call is here while it waits for approval (``kernel == "approve"``), not while the
+        kernel runs it (nothing can answer it then)."""
+        return [p.to_wire() for p in self._session.pending if p.kind == "tool" and p.kernel != "running"]
 
     @property
     def interrupts(self) -> list[dict[str, Any]]:

@@ -304,7 +304,7 @@ async def test_a_langchain_model_calls_a_python_tool_and_reads_its_result():
     assert run.status == "finished" and "The sum is 42." in run.reply
     assert fake.bound_tools == ["add"], "the model was offered the function as a tool"
     [result] = [m for m in fake.calls[-1] if isinstance(m, ToolMessage)]
-    assert result.content == "42" and result.tool_call_id == "c1"
+    assert result.content == "42" and result.tool_call_id == "c1" and result.name == "add"
     assert_valid_streams(split_runs(run.events))
 
 
@@ -333,6 +333,29 @@ async def test_a_remote_agent_in_another_server_calls_the_kernels_function():
         run = await asyncio.wait_for(session.send("2+2?"), 20)
     assert run.status == "finished" and "make 4" in run.reply
     assert tool_messages(session)[0]["content"] == "4"
+
+
+async def test_a_call_the_kernel_runs_is_not_among_the_calls_to_answer():
+    release = asyncio.Event()
+
+    async def slow() -> str:
+        await release.wait()
+        return "ok"
+
+    chat = AgentChat(DemoAgent(delay=0), tools=[slow, python_tool(add, approve=True)])
+    run = chat.send("call slow")
+    await until(lambda: chat.status == "waiting")
+    assert chat.pending_tool_calls == [], "nothing there for Python or a view to answer"
+    assert [entry["kernel"] for entry in chat.pending] == ["running"], "the view still shows it at work"
+    release.set()
+    await run
+    asked = chat.send("call add a=1")
+    await until(lambda: bool(chat.pending_tool_calls))
+    [call] = chat.pending_tool_calls
+    assert call["kernel"] == "approve"
+    chat.respond(call["toolCallId"], True)
+    await asked
+    assert chat.messages[-2]["content"] == "3"
 
 
 async def test_the_run_goes_on_with_no_view_attached():

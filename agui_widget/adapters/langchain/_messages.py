@@ -39,8 +39,15 @@ LangChainContent = str | list[str | dict[str, Any]]
 def to_langchain(messages: Sequence[agui.Message]) -> list[BaseMessage]:
     """The AG-UI transcript as LangChain messages, ids kept, every dangling tool call answered
     (:func:`answer_dangling`) so a model never sees one. Reasoning and activity messages are left out."""
-    kept = [message for message in messages if isinstance(message, Convertible)]
-    return [_converted(message) for message in answer_dangling(kept)]
+    kept = answer_dangling([message for message in messages if isinstance(message, Convertible)])
+    # A tool result names its tool, as a LangChain tool returns it (some providers want the name).
+    names = {
+        call.id: call.function.name
+        for message in kept
+        if isinstance(message, agui.AssistantMessage)
+        for call in message.tool_calls or ()
+    }
+    return [_converted(message, names) for message in kept]
 
 
 def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
@@ -59,7 +66,7 @@ def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
     return [originals.get(id(data)) or agui.ToolMessage.model_validate(data) for data in repaired]
 
 
-def _converted(message: Convertible) -> BaseMessage:
+def _converted(message: Convertible, tool_names: dict[str, str]) -> BaseMessage:
     if isinstance(message, agui.UserMessage):
         return HumanMessage(content=_langchain_content(message.content), id=message.id, name=message.name)
     if isinstance(message, agui.AssistantMessage):
@@ -72,6 +79,7 @@ def _converted(message: Convertible) -> BaseMessage:
         return ToolMessage(
             content=_langchain_content(message.content),
             tool_call_id=message.tool_call_id,
+            name=tool_names.get(message.tool_call_id),
             id=message.id,
             status="error" if message.error else "success",
         )

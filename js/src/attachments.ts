@@ -81,7 +81,10 @@ export type AttachmentInfo = {
   imageSrc: string | null;
 };
 
-const SHOWN_IMAGES = /^image\/(png|jpeg|gif|webp|avif|bmp|svg\+xml)$/i;
+/** Raster images only: an SVG file could carry script, so it shows as a chip. */
+const SHOWN_IMAGES = /^image\/(png|jpeg|gif|webp)$/i;
+
+export const showsAsImage = (mimeType: string) => SHOWN_IMAGES.test(mimeType);
 
 export function attachmentInfo(part: unknown): AttachmentInfo | null {
   if (!part || typeof part !== "object") return null;

@@ -286,6 +286,29 @@ describe("the view, with payloads in every place", () => {
     assertInert(el, "Python tools");
   });
 
+  it("in attachments: file names, types and URLs in the transcript and in the composer", async () => {
+    const parts = XSS_PAYLOADS.flatMap((p, i) => [
+      { type: "image", source: { type: "data", value: "iVBORw0KGgo=", mimeType: i % 2 ? "image/png" : "image/svg+xml" }, metadata: { filename: p } },
+      { type: "document", source: { type: "data", value: "AAAA", mimeType: p }, metadata: { filename: p } },
+      { type: "image", source: { type: "url", value: p, mimeType: "image/png" } },
+      { type: p, source: { type: "url", value: `https://example.org/${encodeURIComponent(p)}` } },
+    ]);
+    const model = new FakeModel({ attachment_policy: { enabled: true, accept: [], maxBytes: 1e6, maxFiles: 1000, maxTotalBytes: 1e9 } });
+    const { el } = await connected([{ id: "u", role: "user", content: [{ type: "text", text: "look" }, ...parts] }], model);
+    const box = el.querySelector('textarea[aria-label="Message"]') as HTMLTextAreaElement;
+    const paste = new win.Event("paste", { bubbles: true, cancelable: true });
+    const files = XSS_PAYLOADS.map((p) => new File(["x"], p, { type: "image/png" }));
+    Object.defineProperty(paste, "clipboardData", { value: { files, types: ["Files"], getData: () => "" } });
+    box.dispatchEvent(paste);
+    const tooMany = new win.Event("paste", { bubbles: true, cancelable: true });
+    Object.defineProperty(tooMany, "clipboardData", { value: { files: [new File(["x".repeat(2e6)], all, { type: all })], types: ["Files"], getData: () => "" } });
+    box.dispatchEvent(tooMany);
+    await settle();
+    assert.ok(el.querySelectorAll(".agui-held").length === XSS_PAYLOADS.length, "the pasted files are held");
+    assert.ok(el.querySelector(".agui-attach-problem"), "and the refusal names the file");
+    assertInert(el, "attachments");
+  });
+
   it("in the Context panel: tool names and descriptions, context descriptions and texts", async () => {
     const model = new FakeModel({
       frontend_tools: XSS_PAYLOADS.map((p, i) => ({ name: `${p}${i}`, description: p, parameters: {}, ui: "manual", handler: null, approve: false })),

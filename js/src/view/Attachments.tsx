@@ -1,7 +1,7 @@
 /** Attachments as the chat shows them: a thumbnail for an image, a chip (name, type, size) for
  * any other file; in a sent message, and in the composer before sending, where each can be removed. */
 import { useEffect, useMemo } from "preact/hooks";
-import { type AttachmentInfo, attachmentInfo, humanSize, mimeOf } from "../attachments";
+import { type AttachmentInfo, attachmentInfo, humanSize, mimeOf, showsAsImage } from "../attachments";
 
 function Chip({ info }: { info: AttachmentInfo }) {
   const detail = [info.mimeType, info.size !== null ? humanSize(info.size) : ""].filter(Boolean).join(", ");
@@ -43,7 +43,7 @@ export function MessageAttachments({ content }: { content: unknown }) {
 export function HeldAttachment({ file, onRemove, disabled }: { file: File; onRemove: () => void; disabled: boolean }) {
   const mimeType = mimeOf(file);
   const url = useMemo(() => {
-    if (!mimeType.startsWith("image/")) return null;
+    if (!showsAsImage(mimeType)) return null;
     try {
       return URL.createObjectURL(file);
     } catch {

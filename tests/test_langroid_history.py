@@ -4,7 +4,10 @@ or a stop; repaired where a run was cut short; one agent per thread, and a bound
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 
+import langroid as lr
 from ag_ui.core import Context
 from langroid.utils.object_registry import ObjectRegistry
 
@@ -13,10 +16,12 @@ from agui_widget.adapters.langroid import LangroidAgent, state_as_context
 from agui_widget.adapters.langroid._history import (
     UNANSWERED_CALL,
     UNANSWERED_TURN,
+    files_of,
     to_llm_messages,
 )
 
 from .langroid_fakes import (
+    FakeOpenAI,
     Recorder,
     Reply,
     ToolCall,
@@ -25,6 +30,7 @@ from .langroid_fakes import (
     finished,
     make_agent,
     official_check,  # noqa: F401  (autouse: the official verifier checks this module's streams)
+    text_deltas,
 )
 from .support import collect, make_input, split_runs, until
 
@@ -277,3 +283,37 @@ def test_reasoning_the_model_wrote_inline_is_given_back_as_written():
     ]
     sent = [(m.role.value, m.content) for m in to_llm_messages(messages, "tools")]
     assert sent == [("user", "ok?"), ("assistant", "<think>hmm</think>Yes."), ("user", "sure?"), ("assistant", "Edited.")]
+
+
+async def test_attachments_reach_langroids_client_as_image_and_file_content():
+    """Through Langroid's own OpenAI client: a picture and a PDF sent with a message arrive as the
+    provider's image and file content, after the message's text."""
+    picture, pdf = b"\x89PNG\r\n\x1a\nfake", b"%PDF-1.7 tiny"
+    parts = [
+        {"type": "text", "text": "what are these?"},
+        {
+            "type": "image",
+            "source": {"type": "data", "value": base64.b64encode(picture).decode(), "mimeType": "image/png"},
+            "metadata": {"filename": "plot.png"},
+        },
+        {
+            "type": "document",
+            "source": {"type": "data", "value": base64.b64encode(pdf).decode(), "mimeType": "application/pdf"},
+            "metadata": {"filename": "notes.pdf"},
+        },
+    ]
+    [image, document] = files_of({"role": "user", "content": parts})
+    assert (image.content, image.filename, image.mime_type) == (picture, "plot.png", "image/png")
+    assert (document.content, document.filename) == (pdf, "notes.pdf")
+
+    async with FakeOpenAI(lambda body: text_deltas("A plot and a PDF.")) as server:
+        agent = lr.ChatAgent(lr.ChatAgentConfig(llm=server.config(), use_tools=False))
+        chat = AgentChat(LangroidAgent(agent))
+        run = await finished(chat.send(parts))
+    assert run.reply == "A plot and a PDF."
+    [request] = server.requests
+    content = request["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "what are these?"}
+    sent = json.dumps(content[1:])
+    assert base64.b64encode(picture).decode() in sent and base64.b64encode(pdf).decode() in sent
+    assert "notes.pdf" in sent

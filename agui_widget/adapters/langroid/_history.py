@@ -20,6 +20,8 @@ as a user message (or as the result of the tool call it answered, already in the
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -31,6 +33,7 @@ from langroid.language_models.base import (
     OpenAIToolCall,
     Role,
 )
+from langroid.parsing.file_attachment import FileAttachment
 
 from ..._content import content_text
 
@@ -56,7 +59,7 @@ def transcript_of(input: RunAgentInput) -> list[dict[str, Any]]:
 def text_of(message: Mapping[str, Any]) -> str:
     """A message's text for the model: its text as the chat reads it (``content_text``), except
     that a message of several parts keeps one line per part and names the attachments it cannot
-    send (Langroid's messages hold text only), so the model knows there was one."""
+    send as files (a user message sends them: :func:`files_of`), so the model knows there was one."""
     content = message.get("content")
     if not isinstance(content, list):
         return content_text(content)
@@ -66,6 +69,31 @@ def text_of(message: Mapping[str, Any]) -> str:
         if isinstance(part, Mapping)
     ]
     return "\n".join(part for part in parts if part)
+
+
+def files_of(message: Mapping[str, Any]) -> list[FileAttachment]:
+    """A user message's attachments (AG-UI media parts) as Langroid's file attachments, which its
+    OpenAI-compatible client sends as image and file content (a model that reads them gets them)."""
+    content = message.get("content")
+    files: list[FileAttachment] = []
+    for part in content if isinstance(content, list) else ():
+        if not isinstance(part, Mapping) or part.get("type") == "text":
+            continue
+        source = part.get("source")
+        if not isinstance(source, Mapping) or source.get("type") not in ("data", "url"):
+            continue
+        metadata = part.get("metadata")
+        filename = metadata.get("filename") if isinstance(metadata, Mapping) else None
+        mime = source.get("mimeType") or None
+        if source["type"] == "url":
+            files.append(FileAttachment(content=b"", url=source.get("value"), filename=filename, mime_type=mime))
+            continue
+        try:
+            data = base64.b64decode(str(source.get("value") or ""), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        files.append(FileAttachment(content=data, filename=filename or f"attachment.{part.get('type')}", mime_type=mime))
+    return files
 
 
 def _attachment_note(part: Mapping[str, Any]) -> str:
@@ -122,7 +150,9 @@ def to_llm_messages(
         elif role == "user":
             if last == "user":
                 out.append(LLMMessage(role=Role.ASSISTANT, content=UNANSWERED_TURN))
-            out.append(LLMMessage(role=Role.USER, content=text_of(message)))
+            files = files_of(message)
+            text = content_text(message.get("content")) if files else text_of(message)
+            out.append(LLMMessage(role=Role.USER, content=text, files=files))
             last = "user"
             answered_calls = False
         elif role in ("system", "developer"):

@@ -1,4 +1,4 @@
-"""The lessons (notebooks/01_*.ipynb … 12_*.ipynb) in a real JupyterLab, in Chromium.
+"""The lessons (notebooks/01_*.ipynb … 13_*.ipynb) in a real JupyterLab, in Chromium.
 
 Each test opens one lesson: the code cells up to the one tagged ``chat`` (the cell that shows the
 lesson's chat) run first, then the test works the lesson's feature in the chat as a student would
@@ -444,3 +444,8 @@ def test_13_notebook_functions_answer_in_the_chat_and_the_risky_one_waits_for_ap
     approved = next(cell.text for cell in cells if "-> approve" in cell.text)
     assert "answered from Python: delete_rows" in approved and "Deleted" in approved, approved
     assert any("The table has **36 rows**" in cell.text for cell in cells), "the context of the lesson's own run should see July"
+    attached = next(cell.text for cell in cells if "the user message's parts" in cell.text)
+    assert "I received image (image/png" in attached and "('image', 'image/png')" in attached, attached
+    expect(
+        lesson.chat.root.locator(".agui-bubble-user").last.get_by_role("img"), "the attached figure, in the transcript"
+    ).to_be_visible()

@@ -8,6 +8,7 @@ arguments of each call.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import typing
@@ -25,7 +26,7 @@ def arguments_model(fn: Callable[..., Any], tool_name: str, docs: Mapping[str, s
     except (TypeError, ValueError) as exc:
         raise TypeError(f"python tool {tool_name!r}: cannot read the function's signature ({exc})") from None
     try:
-        hints = typing.get_type_hints(fn, include_extras=True)
+        hints = typing.get_type_hints(_defined(fn), include_extras=True)
     except Exception:  # a hint naming something not importable here: read them as written
         hints = {}
     fields: dict[str, Any] = {}
@@ -47,7 +48,7 @@ def arguments_model(fn: Callable[..., Any], tool_name: str, docs: Mapping[str, s
         model = create_model(
             f"{tool_name}_arguments",
             __config__=ConfigDict(extra="forbid"),
-            __module__=getattr(fn, "__module__", None) or __name__,  # where names in string hints resolve
+            __module__=getattr(_defined(fn), "__module__", None) or __name__,  # where names in string hints resolve
             **fields,
         )
         model.model_json_schema()
@@ -57,6 +58,13 @@ def arguments_model(fn: Callable[..., Any], tool_name: str, docs: Mapping[str, s
             f"(str, int, float, bool, lists, dicts, Literal, pydantic models...): {exc}"
         ) from None
     return typing.cast(type[BaseModel], model)
+
+
+def _defined(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function as written (under a ``functools.partial``), whose hints and module name its types."""
+    while isinstance(fn, functools.partial):
+        fn = fn.func
+    return fn
 
 
 def tool_schema(arguments: type[BaseModel]) -> dict[str, Any]:

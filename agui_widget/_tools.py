@@ -125,7 +125,8 @@ def _tool_of(
         raise TypeError(f"python_tool() takes a function, not {type(fn).__name__}")
     tool_name = name or getattr(fn, "__name__", "")
     if not tool_name or tool_name == "<lambda>":
-        raise ValueError("python_tool(): a lambda has no name; pass name=...")
+        what = "a lambda" if tool_name else f"a {type(fn).__name__}"
+        raise ValueError(f"python_tool(): {what} has no name of its own; pass name=...")
     doc = inspect.getdoc(fn) or ""
     arguments = arguments_model(fn, tool_name, parameter_docs(doc))
     return PythonTool(

@@ -8,6 +8,7 @@ and answers the call with its return value, its error, or the user's denial.
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 import time
 from typing import Annotated, Literal
@@ -103,9 +104,12 @@ def test_functions_a_model_cannot_call_are_refused_clearly():
 
     with pytest.raises(TypeError, match=r"'needs_an_object'.*JSON values"):
         python_tool(needs_an_object)
-    with pytest.raises(ValueError, match="lambda has no name"):
+    with pytest.raises(ValueError, match="a lambda has no name of its own"):
         python_tool(lambda x: x)
     assert python_tool(lambda x: x, name="echo").name == "echo"
+    with pytest.raises(ValueError, match="a partial has no name of its own"):
+        python_tool(functools.partial(add, 1))
+    assert list(python_tool(functools.partial(add, 1), name="add_one").parameters["properties"]) == ["b"]
     with pytest.raises(ValueError, match="timeout"):
         python_tool(add, timeout=0)
     with pytest.raises(TypeError, match="python_tool\\(\\) takes a function"):

@@ -15,6 +15,7 @@ import logging
 import os
 import pathlib
 import re
+import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -127,6 +128,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         height: int | str | None = None,
         forwarded_props: Mapping[str, Any] | None = None,
         attachments: bool | Mapping[str, Any] | AttachmentPolicy = True,
+        keep_conversation: bool | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
@@ -182,6 +184,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._saved = SavedOutput(
             self._session, self.saved_output_id, header=lambda: repr(self), alive=lambda: self.comm is not None
         )
+        self._keep_conversation = _hides_kept_outputs() if keep_conversation is None else bool(keep_conversation)
+        """Whether displaying the chat also leaves the Markdown copy of the conversation (docs/threads.md)."""
         self._threads.attach(self._session, switched=self._thread_switched, notice=self.session_notice)
         self.on_msg(self._on_view_message)
 
@@ -273,7 +277,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         if bundle is not None:
             data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
             IPython.display.display(data, metadata=metadata, raw=True)
-        self._saved.display()
+        if self._keep_conversation:
+            self._saved.display()
 
     def send(
         self,
@@ -724,6 +729,13 @@ def css_length(value: int | str | None) -> str:
     if not _CSS_LENGTH.fullmatch(text):
         raise ValueError(f"height={value!r} is not a length: give pixels (600) or a CSS length ('600px', '70vh', '40em')")
     return text
+
+
+def _hides_kept_outputs() -> bool:
+    """Can the front end hide the kept conversation under a live chat? Not in Colab, which renders
+    each cell's outputs in a frame of their own that the chat's view may not reach: there the copy
+    is left out unless asked for (``keep_conversation=True``)."""
+    return "google.colab" not in sys.modules
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
+import types
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -75,6 +77,24 @@ def test_displaying_a_chat_shows_the_widget_then_the_conversation(outputs: Outpu
     assert kept["text/markdown"].startswith(f'<div {SAVED_OUTPUT_ATTRIBUTE}="{chat.saved_output_id}">\n\n')
     assert "What is the weather in Paris?" in kept["text/markdown"] and kept["text/markdown"].endswith("</div>\n")
     assert "user: What is the weather in Paris?" in kept["text/plain"]
+
+
+async def test_in_colab_the_copy_is_left_out_unless_asked_for(outputs: Outputs, monkeypatch: pytest.MonkeyPatch):
+    """Colab renders a cell's outputs in frames the chat's view may not reach to hide the copy."""
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    [(widget, _options)] = outputs.shown
+    assert WIDGET_MIME in widget
+    await chat.send("hi")
+    await settled()
+    assert outputs.updates == [], "nothing to rewrite"
+
+    AgentChat(echo, keep_conversation=True)._ipython_display_()
+    assert len(outputs.shown) == 3, "asked for: the widget and its copy"
+    monkeypatch.delitem(sys.modules, "google.colab")
+    AgentChat(echo, keep_conversation=False)._ipython_display_()
+    assert len(outputs.shown) == 4, "left out where it could be hidden, when asked"
 
 
 def test_each_chat_has_its_own_output_id():

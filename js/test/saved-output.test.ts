@@ -30,6 +30,47 @@ afterEach(() => {
   doc.body.innerHTML = "";
 });
 
+/** An output as VS Code's notebook webview renders Markdown: inside a shadow root of `.output`. */
+function vsCodeOutput(id = ID): HTMLElement {
+  const container = doc.createElement("div");
+  container.className = "output_container";
+  const output = doc.createElement("div");
+  output.className = "output";
+  container.appendChild(output);
+  doc.body.appendChild(container);
+  output.attachShadow({ mode: "open" }).innerHTML = `<div ${SAVED_OUTPUT_ATTRIBUTE}="${id}"><p>User: hi</p></div>`;
+  return output;
+}
+
+describe("the kept conversation in VS Code's webview", () => {
+  const win = doc.defaultView as unknown as { jupyter_vscode_rendererContext?: unknown };
+  afterEach(() => {
+    delete win.jupyter_vscode_rendererContext;
+  });
+
+  it("is hidden inside its output's shadow root, also when the output comes later, and shown again after", async () => {
+    win.jupyter_vscode_rendererContext = {};
+    const first = vsCodeOutput();
+    const other = vsCodeOutput("agui-transcript-other");
+    const release = hideSavedOutput(ID);
+    assert.ok(!shown(first), "a style rule cannot reach into the shadow root: the output itself is hidden");
+    assert.ok(shown(other), "another chat's copy stays");
+    first.remove();
+    const rewritten = vsCodeOutput(); // the copy rewritten after a turn
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.ok(!shown(rewritten));
+    release();
+    assert.ok(shown(rewritten));
+  });
+
+  it("is not looked for in shadow roots outside VS Code", () => {
+    const output = vsCodeOutput();
+    const release = hideSavedOutput(ID);
+    assert.ok(shown(output), "JupyterLab renders no output in a shadow root: nothing to scan");
+    release();
+  });
+});
+
 describe("the kept conversation", () => {
   it("is hidden while a view of its chat is shown, and shown again after", () => {
     const area = outputArea();

@@ -81,7 +81,7 @@ LAB_USER_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
 }
 
-_SESSION_KEY = pytest.StashKey["BrowserSession"]()
+SESSION_KEY = pytest.StashKey["BrowserSession"]()
 _SCREENSHOT_DIR: list[Path] = []
 
 
@@ -103,7 +103,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     result = yield
     # The test body passed: it still fails if a page raised an uncaught error meanwhile.
-    session = item.stash.get(_SESSION_KEY, None)
+    session = item.stash.get(SESSION_KEY, None)
     if session is not None:
         session.assert_no_page_errors()
     return result
@@ -112,7 +112,7 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
     report: pytest.TestReport = yield
-    session = item.stash.get(_SESSION_KEY, None)
+    session = item.stash.get(SESSION_KEY, None)
     if session is not None and report.failed and report.when in ("setup", "call"):
         for path in session.screenshots(item.name):
             report.sections.append(("browser screenshot", str(path)))
@@ -129,7 +129,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 # -- the Jupyter server ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -190,7 +190,7 @@ class JupyterServer:
         self._write_lab_settings()
         last_error = ""
         for _attempt in range(3):  # another process may take the free port before the server does
-            self.port = _free_port()
+            self.port = free_port()
             self._log_file = open(self.log_path, "ab")
             argv = [
                 str(jupyter),
@@ -326,7 +326,7 @@ def browser() -> Iterator[Browser]:
 def lab(request: pytest.FixtureRequest, jupyter_server: JupyterServer, browser: Browser) -> Iterator[BrowserSession]:
     """Opens notebooks in the browser for one test; closes them and shuts their kernels down after."""
     session = BrowserSession(jupyter_server, browser, request.node.name)
-    request.node.stash[_SESSION_KEY] = session
+    request.node.stash[SESSION_KEY] = session
     try:
         yield session
     finally:

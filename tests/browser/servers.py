@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import time
 import urllib.error
@@ -16,14 +15,10 @@ import urllib.request
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from tests.browser.conftest import free_port as free_port  # re-exported for the server fixtures
+
 START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class WebServer:

@@ -11,11 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,11 +20,10 @@ from playwright.sync_api import expect
 
 from tests.browser.conftest import ChatView
 from tests.browser.helpers_ui import wait_in_kernel
+from tests.browser.servers import free_port, serving
 from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT, badge_of, watch, watched
 
 pytestmark = pytest.mark.browser
-
-SERVE_TIMEOUT = 30.0
 
 # A model that calls the notebook's `add` (or `divide`, when asked to divide) and reads its answer.
 SCRIPTED_MODEL = """\
@@ -140,45 +135,14 @@ def test_a_function_that_asks_for_approval_runs_when_approve_is_clicked_and_neve
 # -- a remote agent in another process ----------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @contextlib.contextmanager
 def served(tmp_path: Path, module: str) -> Iterator[str]:
     """``agui-widget serve toolbox:agent`` in a process of its own; yields its URL."""
     (tmp_path / "toolbox.py").write_text(module)
     port = free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "agui_widget", "serve", "toolbox:agent", "--port", str(port)],
-        cwd=tmp_path,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVE_TIMEOUT
-        while True:
-            try:
-                with urllib.request.urlopen(url + "/agents", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"agui-widget serve did not start:\n{(tmp_path / 'serve.log').read_text()}") from None
-                time.sleep(0.2)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
-        log.close()
+    command = [sys.executable, "-m", "agui_widget", "serve", "toolbox:agent", "--port", str(port)]
+    with serving("agui-widget-serve", command, tmp_path, port, ready_path="/agents") as server:
+        yield server.url
 
 
 def test_an_agent_served_by_another_process_calls_the_kernels_function(lab, tmp_path):

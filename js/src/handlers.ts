@@ -2,8 +2,9 @@
  * Frontend tools whose ToolSpec has `ui: "handler"`: their JavaScript runs in the browser, once
  * per tool call, and its return value goes back as `tool_result` (docs/wire.md).
  *
- * Once: every view of one model in a page shares a registry (the model object is shared). The
- * first view that rendered and is still alive runs the handlers; the others only show them. A
+ * Once: every view of one chat in a page shares a registry (`perChat`: anywidget wraps the model
+ * anew for each view). The first view that rendered and is still alive runs the handlers; the
+ * others only show them. A
  * tool call id, once started in this page, is never started again, even if its pending entry
  * comes and goes or the leading view closes. Across pages (a second browser tab) the kernel
  * decides: a page claims a call first (`claim`), and runs it only once the pending entry names
@@ -13,6 +14,7 @@
 import type { AnyModel } from "./anywidget";
 import type { Connection } from "./connection";
 import { warn } from "./log";
+import { perChat } from "./perChat";
 import type { PendingTool, ToolSpec } from "./wire";
 
 /** What a handler receives as its second parameter. */
@@ -38,13 +40,7 @@ type Shared = {
   views: Set<string>;
   accent: string | null;
 };
-const perModel = new WeakMap<AnyModel, Shared>();
-
-function sharedOf(model: AnyModel): Shared {
-  let shared = perModel.get(model);
-  if (!shared) perModel.set(model, (shared = { runners: [], started: new Set(), claimed: new Set(), views: new Set(), accent: null }));
-  return shared;
-}
+const sharedOf = perChat<Shared>(() => ({ runners: [], started: new Set(), claimed: new Set(), views: new Set(), accent: null }));
 
 export const ACCENT_VAR = "--agui-accent";
 

@@ -293,13 +293,15 @@ describe("frontend tool handlers", () => {
   const handlerTool = (body: string) => ({ name: "paint", description: "", parameters: {}, ui: "handler", handler: body, approve: false });
   const pendingPaint = (id: string, args: unknown = { color: "tomato" }) => ({ kind: "tool", toolCallId: id, name: "paint", args, argsText: JSON.stringify(args), claimedBy: null, kernel: null });
 
-  it("runs once per tool call across the views of one model, and sends its result", async () => {
+  it("runs once per tool call across the views of one chat, and sends its result", async () => {
     (globalThis as Record<string, unknown>).__paintRuns = 0;
     const model = new FakeModel({
       frontend_tools: [handlerTool("globalThis.__paintRuns++; ctx.setAccent(args.color); ctx.el.textContent = 'painted'; return { painted: args.color };")],
+      saved_output_id: "agui-transcript-paint",
     });
-    const one = await connected([], model);
-    const two = mount(model);
+    // anywidget gives each view a wrapper of its own around the model, as here.
+    const one = await connected([], new Proxy(model, {}));
+    const two = mount(new Proxy(model, {}));
     model.kernel({ kind: "snapshot", viewId: two.viewId, messages: [], state: {}, events: [] });
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "paint", "a1"), ev.toolEnd("c1"), ev.runFinished()] });
     model.set("pending", [pendingPaint("c1")]);
@@ -314,6 +316,7 @@ describe("frontend tool handlers", () => {
       assert.equal(root.style.getPropertyValue("--agui-accent"), "tomato", "setAccent reaches every view");
     }
     assert.match(one.el.querySelector(".agui-tool-output")?.textContent ?? "", /painted/, "ctx.el is shown with the call");
+    for (const view of [one, two]) assert.doesNotMatch(view.el.textContent ?? "", /another tab/, "one chat's views are one page");
   });
 
   it("answers {error} when the handler throws", async () => {

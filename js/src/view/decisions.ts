@@ -8,6 +8,7 @@
  * read for a denial). Shared per model, like the handler runner: one model object per page.
  */
 import type { AnyModel } from "../anywidget";
+import { perChat } from "../perChat";
 import type { Mirror } from "../mirror";
 import { isObject } from "../wire";
 import type { Decision } from "./callState";
@@ -49,13 +50,8 @@ export class Decisions {
   }
 }
 
-const perModel = new WeakMap<AnyModel, Decisions>();
-
-export function decisionsOf(model: AnyModel): Decisions {
-  let decisions = perModel.get(model);
-  if (!decisions) perModel.set(model, (decisions = new Decisions()));
-  return decisions;
-}
+/** The decisions of one chat, shared by its views in this page. */
+export const decisionsOf: (model: AnyModel) => Decisions = perChat(() => new Decisions());
 
 type Scan = { base: number; length: number; ids: ReadonlySet<string> };
 const scans = new WeakMap<Mirror, Scan>();

@@ -89,7 +89,7 @@ class AttachmentPolicy:
         total = 0
         for part in media:
             name = label_of(part)
-            mime = mime_of(part)
+            mime = _declared_mime(part) or _KIND_FAMILY.get(str(part.get("type")), "application/octet-stream")
             if not self.accepts(mime):
                 raise ValueError(f"{name}: {mime} is not a type this chat takes ({', '.join(self.accept)})")
             size = size_of(part)
@@ -223,9 +223,17 @@ def sniff_mime(data: bytes) -> str:
 
 
 def mime_of(part: Mapping[str, Any]) -> str:
+    return _declared_mime(part) or "application/octet-stream"
+
+
+_KIND_FAMILY = {"image": "image/*", "audio": "audio/*", "video": "video/*"}
+"""What a part whose source names no type is taken as (a URL of an image says only that)."""
+
+
+def _declared_mime(part: Mapping[str, Any]) -> str | None:
     source = part.get("source")
     mime = source.get("mimeType") if isinstance(source, Mapping) else None
-    return str(mime or "application/octet-stream")
+    return mime if isinstance(mime, str) and mime else None
 
 
 def filename_of(part: Mapping[str, Any]) -> str | None:

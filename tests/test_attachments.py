@@ -163,3 +163,10 @@ def test_the_saved_markdown_shows_small_images_and_names_the_rest():
     assert "📎 *big.png* (image/png, 69.6 KB, 400×400 pixels)" in markdown and "400×400 pixels" in markdown
     assert "📎 *the document* (application/pdf, 8 B)" in markdown
     assert large["source"]["value"] not in markdown, "a big image is not copied into the notebook"
+
+
+def test_a_part_by_url_is_taken_by_its_kind_when_it_names_no_type():
+    policy = AttachmentPolicy()
+    policy.check([{"type": "image", "source": {"type": "url", "value": "https://example.org/cat"}}])
+    with pytest.raises(ValueError, match="application/octet-stream is not a type"):
+        policy.check([{"type": "document", "source": {"type": "url", "value": "https://example.org/file"}}])

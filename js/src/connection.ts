@@ -27,9 +27,18 @@ const RESYNC_INTERVAL_MS = 1000;
  *   kernel closed the comm. Front ends that never announce a restart end up here at the first
  *   request.
  *
+ * - `unanswered`: nothing answered this view's hello (a page saved or exported with the widget but
+ *   no kernel, or a front end that does not pass the chat's messages on). It turns `live` when a
+ *   snapshot comes after all; the view keeps saying hello meanwhile.
+ *
  * Either way the view stays as it was, read-only, until its cell runs again.
  */
-export type Link = "live" | "restarted" | "lost";
+export type Link = "live" | "restarted" | "lost" | "unanswered";
+
+/** A view whose hello got no snapshot in this many ms says that no kernel answered. */
+export const NO_ANSWER_MS = 15_000;
+/** How often a view nobody answered says hello again. */
+const HELLO_AGAIN_MS = 5_000;
 
 export function newViewId(): string {
   const c = (globalThis as { crypto?: Crypto }).crypto;
@@ -44,6 +53,12 @@ export function newViewId(): string {
 
 const RUN_ENDS = new Set<string>(["RUN_FINISHED", "RUN_ERROR"]);
 
+/** A timer that does not keep a Node process (the tests) alive; browsers have no such notion. */
+function background<T>(timer: T): T {
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
 export class Connection {
   readonly mirror: Mirror;
   readonly traits: TraitStore;
@@ -57,6 +72,8 @@ export class Connection {
   private readonly offClock: () => void;
   private lastHello = Number.NEGATIVE_INFINITY;
   private resyncTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Until the first snapshot: the wait for it, then the hellos said again (cleared either way). */
+  private answerTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private _link: Link = "live";
   private linkListeners = new Set<() => void>();
@@ -103,6 +120,28 @@ export class Connection {
   /** Says hello: the kernel answers with a snapshot addressed to this view. */
   start(): void {
     this.hello();
+    this.answerTimer = background(setTimeout(() => this.noAnswer(), NO_ANSWER_MS));
+  }
+
+  /** No snapshot came: say so (the link is `unanswered`) and keep asking. */
+  private noAnswer(): void {
+    if (this.disposed || this.mirror.ready || this._link !== "live") return;
+    this.setLink("unanswered");
+    this.answerTimer = background(
+      setInterval(() => {
+        try {
+          this.lastHello = Date.now();
+          this.model.send({ kind: "hello", viewId: this.viewId });
+        } catch {
+          // still nobody there
+        }
+      }, HELLO_AGAIN_MS),
+    );
+  }
+
+  private setLink(link: Link): void {
+    this._link = link;
+    for (const listener of [...this.linkListeners]) listener();
   }
 
   get link(): Link {
@@ -155,6 +194,7 @@ export class Connection {
   dispose(): void {
     this.disposed = true;
     if (this.resyncTimer !== undefined) clearTimeout(this.resyncTimer);
+    clearInterval(this.answerTimer);
     this.model.off("msg:custom", this.onCustom);
     this.model.off("comm_live_update", this.onCommLive);
     this.model.off("comm:close", this.onCommClose);
@@ -165,18 +205,20 @@ export class Connection {
     this.linkListeners.clear();
   }
 
-  private lose(reason: Exclude<Link, "live">): void {
-    if (this.disposed || !this.live) return;
-    this._link = reason;
+  private lose(reason: "restarted" | "lost"): void {
+    if (this.disposed || (this._link !== "live" && this._link !== "unanswered")) return;
+    clearInterval(this.answerTimer);
     if (this.resyncTimer !== undefined) clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
-    for (const listener of [...this.linkListeners]) listener();
+    this.setLink(reason);
   }
 
   /** Applies a kernel message to the mirror, and to the history and the clock around it. */
   private receive(msg: Exclude<KernelMessage, { kind: "notice" }>): void {
     if (msg.kind === "snapshot") {
       if (msg.viewId !== null && msg.viewId !== this.viewId) return;
+      clearInterval(this.answerTimer);
+      if (this._link === "unanswered") this.setLink("live");
       this.snapshotTimes = eventTimes(msg.events);
       try {
         this.mirror.apply(msg);

@@ -2,7 +2,7 @@
  * goes away, notices that repeat, what runs leave behind, long messages, keys, the empty chat,
  * author labels and times. */
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, describe, it } from "node:test";
+import { afterEach, beforeEach, describe, it, mock } from "node:test";
 import type { ModelCallback } from "../src/anywidget";
 import { RunHistory, runTraces } from "../src/history";
 import { MessageClock, eventTimes } from "../src/clock";
@@ -11,10 +11,11 @@ import { Follower } from "../src/view/context";
 import { asksTheUser, isThinking } from "../src/view/StatusLine";
 import { isLongText } from "../src/view/Text";
 import { NO_RUN, type RunInfo } from "../src/mirror";
+import { NO_ANSWER_MS } from "../src/connection";
 import type { Message, ToolSpec } from "../src/wire";
 import { doc, FakeModel } from "./dom";
 import { ev } from "./helpers";
-import { button, connected, maybeButton, press, settle, textbox, type } from "./mount";
+import { button, connected, maybeButton, mount, press, settle, textbox, type } from "./mount";
 
 /** A model whose comm can be closed under the view, as a kernel restart does. */
 class KernelModel extends FakeModel {
@@ -39,6 +40,31 @@ const banners = (el: HTMLElement) => [...el.querySelectorAll(".agui-kernel-banne
 const messageBox = (el: HTMLElement) => textbox(el, "Message") as HTMLTextAreaElement;
 
 describe("the link to the kernel", () => {
+  it("says no kernel answered when no snapshot comes (a saved page, an export), and recovers if one does", async () => {
+    const model = new FakeModel();
+    mock.timers.enable({ apis: ["setTimeout", "setInterval"] });
+    let view: ReturnType<typeof mount>;
+    try {
+      view = mount(model);
+      mock.timers.tick(NO_ANSWER_MS - 1);
+      assert.equal(model.sentOf("hello").length, 1);
+      mock.timers.tick(1);
+      mock.timers.tick(5_000);
+      assert.equal(model.sentOf("hello").length, 2, "it keeps asking");
+    } finally {
+      mock.timers.reset();
+    }
+    await settle();
+    const { el } = view;
+    assert.equal(banners(el).length, 1);
+    assert.match(banners(el)[0]?.textContent ?? "", /No kernel answered/);
+    assert.equal(messageBox(el).readOnly, true);
+    model.kernel({ kind: "snapshot", viewId: view.viewId, messages: [{ id: "u1", role: "user", content: "hi" }], state: {}, events: [] });
+    await settle();
+    assert.equal(banners(el).length, 0, "a late snapshot brings the chat to life");
+    assert.equal(messageBox(el).readOnly, false);
+  });
+
   it("after a restart while idle: one banner, the typed text kept, the box read-only, nothing sent", async () => {
     const model = new KernelModel();
     const { el } = await connected([{ id: "u1", role: "user", content: "hi" }], model);

@@ -20,6 +20,17 @@ export function useLive(): boolean {
 export function KernelBanner({ id }: { id: string }) {
   const link = useLink();
   if (link === "live") return null;
+  if (link === "unanswered") {
+    return (
+      <div class="agui-kernel-banner" id={id} role="alert">
+        <Icon name="unlink" />
+        <div class="agui-kernel-banner-text">
+          <strong>No kernel answered:</strong> this chat runs only while its notebook's kernel does (a saved page or an export has
+          none). Run its cell again to chat.
+        </div>
+      </div>
+    );
+  }
   const what = link === "restarted" ? "The kernel restarted" : "The kernel is no longer reachable";
   return (
     <div class="agui-kernel-banner" id={id} role="alert">

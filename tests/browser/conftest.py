@@ -182,33 +182,18 @@ class JupyterServer:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(values), encoding="utf-8")
 
+    name = "the Jupyter server"
+
     def start(self) -> JupyterServer:
-        jupyter = Path(sys.executable).parent / "jupyter"
-        if not jupyter.exists():
-            raise BrowserTestError(f"no `jupyter` next to {sys.executable}: install the dev extras (`make setup`)")
+        self._check_installed()
         env = self._env()
         self._write_lab_settings()
         last_error = ""
         for _attempt in range(3):  # another process may take the free port before the server does
             self.port = free_port()
             self._log_file = open(self.log_path, "ab")
-            argv = [
-                str(jupyter),
-                "lab",
-                f"--config={SERVER_CONFIG}",
-                "--allow-root",
-                "--ServerApp.ip=127.0.0.1",
-                f"--ServerApp.port={self.port}",
-                "--ServerApp.port_retries=0",
-                f"--IdentityProvider.token={self.token}",
-                "--ServerApp.open_browser=False",
-                f"--ServerApp.root_dir={self.root}",
-                # window.jupyterapp: the tests run JupyterLab commands (run all, save) through it.
-                "--LabApp.expose_app_in_browser=True",
-                "--JupyterNotebookApp.expose_app_in_browser=True",
-            ]
             self.proc = subprocess.Popen(
-                argv,
+                self._argv(),
                 cwd=str(self.home),
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -223,19 +208,43 @@ class JupyterServer:
             except BrowserTestError as error:
                 last_error = str(error)
                 self.stop()
-        raise BrowserTestError(f"the Jupyter server did not start: {last_error}\n{self.log_tail()}")
+        raise BrowserTestError(f"{self.name} did not start: {last_error}\n{self.log_tail()}")
+
+    def _check_installed(self) -> None:
+        if not (Path(sys.executable).parent / "jupyter").exists():
+            raise BrowserTestError(f"no `jupyter` next to {sys.executable}: install the dev extras (`make setup`)")
+
+    def _argv(self) -> list[str]:
+        return [
+            str(Path(sys.executable).parent / "jupyter"),
+            "lab",
+            f"--config={SERVER_CONFIG}",
+            "--allow-root",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={self.token}",
+            "--ServerApp.open_browser=False",
+            f"--ServerApp.root_dir={self.root}",
+            # window.jupyterapp: the tests run JupyterLab commands (run all, save) through it.
+            "--LabApp.expose_app_in_browser=True",
+            "--JupyterNotebookApp.expose_app_in_browser=True",
+        ]
+
+    def _is_up(self) -> bool:
+        return self.api("GET", "api/status", timeout=2) is not None
 
     def _wait_until_up(self) -> None:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
         while time.monotonic() < deadline:
             assert self.proc is not None
             if self.proc.poll() is not None:
-                raise BrowserTestError(f"the server exited with code {self.proc.returncode}")
+                raise BrowserTestError(f"{self.name} exited with code {self.proc.returncode}")
             with contextlib.suppress(OSError, urllib.error.URLError):
-                if self.api("GET", "api/status", timeout=2) is not None:
+                if self._is_up():
                     return
             time.sleep(0.2)
-        raise BrowserTestError(f"the server did not answer within {SERVER_START_TIMEOUT:.0f} s")
+        raise BrowserTestError(f"{self.name} did not answer within {SERVER_START_TIMEOUT:.0f} s")
 
     def api(self, method: str, path: str, timeout: float = 10.0) -> Any:
         """One REST call to the server; the decoded JSON answer (None for an empty one)."""

@@ -22,9 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 import shutil
-import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -38,14 +36,12 @@ from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 from tests.browser.conftest import (
     PAGE_LOAD_TIMEOUT,
     REPO_ROOT,
-    SERVER_START_TIMEOUT,
     SESSION_KEY,
     UI_TIMEOUT,
     BrowserSession,
     BrowserTestError,
     ChatView,
     JupyterServer,
-    free_port,
 )
 from tests.browser.helpers_ui import show_panel
 
@@ -73,55 +69,31 @@ class VoilaServer(JupyterServer):
         shutil.copyfile(notebook, self.notebook)
         self.kernels: set[str] = set()
 
-    def start(self) -> VoilaServer:
-        voila = Path(sys.executable).parent / "voila"
-        if not voila.exists():
-            raise BrowserTestError(f"no `voila` next to {sys.executable}: install the dev extras (`make setup`)")
-        env = self._env()
-        last_error = ""
-        for _attempt in range(3):  # another process may take the free port before the server does
-            self.port = free_port()
-            self._log_file = open(self.log_path, "ab")
-            argv = [
-                str(voila),
-                str(self.notebook),
-                "--no-browser",
-                "--Voila.ip=127.0.0.1",
-                f"--Voila.port={self.port}",
-                "--Voila.port_retries=0",
-                f"--Voila.token={self.token}",
-                "--show_tracebacks=True",
-            ]
-            self.proc = subprocess.Popen(
-                argv,
-                cwd=str(self.home),
-                env=env,
-                stdin=subprocess.DEVNULL,
-                stdout=self._log_file,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-            try:
-                self._wait_until_up()
-                return self
-            except BrowserTestError as error:
-                last_error = str(error)
-                self.stop()
-        raise BrowserTestError(f"Voilà did not start: {last_error}\n{self.log_tail()}")
+    name = "Voilà"
 
-    def _wait_until_up(self) -> None:
+    def _check_installed(self) -> None:
+        if not (Path(sys.executable).parent / "voila").exists():
+            raise BrowserTestError(f"no `voila` next to {sys.executable}: install the dev extras (`make setup`)")
+
+    def _write_lab_settings(self) -> None:
+        """Voilà is not JupyterLab: no settings to write."""
+
+    def _argv(self) -> list[str]:
+        return [
+            str(Path(sys.executable).parent / "voila"),
+            str(self.notebook),
+            "--no-browser",
+            "--Voila.ip=127.0.0.1",
+            f"--Voila.port={self.port}",
+            "--Voila.port_retries=0",
+            f"--Voila.token={self.token}",
+            "--show_tracebacks=True",
+        ]
+
+    def _is_up(self) -> bool:
         # A static file: asking for the page itself would start a kernel.
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while time.monotonic() < deadline:
-            assert self.proc is not None
-            if self.proc.poll() is not None:
-                raise BrowserTestError(f"voila exited with code {self.proc.returncode}")
-            with contextlib.suppress(OSError, urllib.error.URLError):
-                with urllib.request.urlopen(f"{self.base_url}/voila/static/voila.js", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            time.sleep(0.2)
-        raise BrowserTestError(f"voila did not answer within {SERVER_START_TIMEOUT:.0f} s")
+        with urllib.request.urlopen(f"{self.base_url}/voila/static/voila.js", timeout=2) as response:
+            return response.status == 200
 
     def shutdown_kernels(self, notebook: str | None = None) -> None:
         """Shuts down one kernel (``notebook`` is its id here), or every kernel a page started."""

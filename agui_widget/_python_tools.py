@@ -108,4 +108,4 @@ def approval_of(answer: Any) -> bool:
     raise ValueError('this call waits for approval: answer True (run it) or False (deny it), or {"approved": bool}')
 
 
-__all__ = ["DENIED", "KernelStage", "approval_of", "run_python_tool", "tool_message"]
+__all__ = ["DENIED", "KernelStage", "approval_of", "failed", "run_python_tool", "tool_message"]

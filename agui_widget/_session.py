@@ -47,7 +47,7 @@ from ._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
-from ._python_tools import DENIED, approval_of, run_python_tool
+from ._python_tools import DENIED, approval_of, failed, run_python_tool
 from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool, PythonTool
 from ._unicode import has_surrogate, lone_surrogate_path
@@ -766,7 +766,7 @@ class Session:
                 message = await run_python_tool(tool, item.args_text)
             except Exception as exc:  # a bug of ours: the call is still answered
                 log.exception("agui-widget: running the python tool %s failed", tool.name)
-                message = {"content": f"Error: {exc}", "error": str(exc)}
+                message = failed(f"{type(exc).__name__}: {exc}")
             if self._waiting is waiting and not item.answered:
                 self._answer_call(item, message, None)
 

@@ -149,6 +149,14 @@ def _part_of(item: Any) -> dict[str, Any]:
     )
 
 
+def with_attachments(text: str, parts: Sequence[Mapping[str, Any]]) -> str | list[dict[str, Any]]:
+    """A user message's content: the text alone, or its text part (when there is text) and then
+    the attachments' parts."""
+    if not parts:
+        return text
+    return [*([{"type": "text", "text": text}] if text.strip() else []), *(dict(part) for part in parts)]
+
+
 def data_part(data: bytes, mime_type: str, filename: str | None) -> dict[str, Any]:
     """A media part carrying ``data`` inline."""
     part: dict[str, Any] = {
@@ -335,4 +343,5 @@ __all__ = [
     "label_of",
     "media_kind",
     "sniff_mime",
+    "with_attachments",
 ]

@@ -13,7 +13,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,9 +21,6 @@ from ._display import release_figure, tool_result_parts
 from ._tools import PythonTool
 
 log = logging.getLogger("agui_widget")
-
-KernelStage = Literal["approve", "running"]
-"""Where a Python tool's call is: waiting for the user's approval, or running in the kernel."""
 
 DENIED = {"approved": False, "reason": "The user denied this call; the function did not run."}
 """The answer to a call the user denied."""
@@ -108,4 +105,4 @@ def approval_of(answer: Any) -> bool:
     raise ValueError('this call waits for approval: answer True (run it) or False (deny it), or {"approved": bool}')
 
 
-__all__ = ["DENIED", "KernelStage", "approval_of", "failed", "run_python_tool", "tool_message"]
+__all__ = ["DENIED", "approval_of", "failed", "run_python_tool", "tool_message"]

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 
 from . import _wire
 from ._assets import read_asset
-from ._attachments import AttachmentPolicy, attachment_parts
+from ._attachments import AttachmentPolicy, attachment_parts, with_attachments
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
@@ -297,8 +297,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         """
         parts = attachment_parts(attachments)
         if parts:
-            text_parts = [{"type": "text", "text": content}] if isinstance(content, str) and content.strip() else []
-            content = [*text_parts, *parts] if isinstance(content, str) else [*content, *parts]
+            content = with_attachments(content, parts) if isinstance(content, str) else [*content, *parts]
         return self._session.send(content, forwarded_props)
 
     @property
@@ -406,11 +405,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
                 media = (
                     [p for p in content if isinstance(p, dict) and p.get("type") != "text"] if isinstance(content, list) else []
                 )
-                if not media:
-                    return self._session.truncate_and_send(index, text)
-                return self._session.truncate_and_send(
-                    index, [*([{"type": "text", "text": text}] if text.strip() else []), *media]
-                )
+                return self._session.truncate_and_send(index, with_attachments(text, media))
         raise KeyError(f"no user message has id {message_id!r}")
 
     # -- generative UI (docs/generative-ui.md) --------------------------------------------------
@@ -658,12 +653,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._genui.hello()
 
     def _on_send(self, request: _wire.Send) -> None:
-        if not request.attachments:
-            self._session.send(request.text)
-            return
-        text = [{"type": "text", "text": request.text}] if request.text.strip() else []
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
-        self._session.send([*text, *parts])
+        self._session.send(with_attachments(request.text, parts))
 
     def _on_stop(self, request: _wire.Stop) -> None:
         self._session.stop()

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import struct
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -73,3 +75,14 @@ async def until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
 
 
 __all__ = ["UserMessage", "collect", "make_input", "text_of", "types", "user"]
+
+
+def png(width: int, height: int, colour: bytes = b"\x80") -> bytes:
+    """A real, tiny PNG of this size, every pixel ``colour`` (one byte: grey; three: RGB)."""
+    raw = b"".join(b"\x00" + colour * width for _ in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0 if len(colour) == 1 else 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")

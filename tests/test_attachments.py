@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import base64
 import io
-import struct
-import zlib
 
 import pytest
 
@@ -16,18 +14,7 @@ from agui_widget._attachments import AttachmentPolicy, attachment_parts, image_s
 from agui_widget._export import to_markdown
 
 from .genui_support import Captured
-from .support import until
-
-
-def png(width: int, height: int) -> bytes:
-    """A real (tiny, grey) PNG of this size."""
-    raw = b"".join(b"\x00" + b"\x80" * width for _ in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+from .support import png, until
 
 
 def decoded(part: dict) -> bytes:

@@ -10,6 +10,7 @@ import logging
 from typing import Any
 
 import langroid as lr
+import pytest
 from langroid.language_models.openai_gpt import OpenAICallParams
 
 from agui_widget import AgentChat
@@ -141,23 +142,12 @@ async def test_the_agent_is_left_as_found_after_a_stopped_run():
     check_streams([run.events])
 
 
-async def test_the_agent_is_left_as_found_when_the_consumer_walks_away():
+@pytest.mark.parametrize("runs", ["agent", "task"])
+async def test_the_agent_is_left_as_found_when_the_consumer_walks_away(runs):
     agent = make_agent(None, lm_class=EndlessLM, **BASE)
+    target = agent if runs == "agent" else lr.Task(agent, name="Main", interactive=False)
     before = configs_of(agent)
-    events = LangroidAgent(agent).run(with_props({"temperature": 0.9}))
-    async for event in events:
-        if event.type.value == "TEXT_MESSAGE_CONTENT":
-            break
-    await events.aclose()
-    assert agent.llm.seen == [{"temperature": 0.9}]
-    assert_left_as_found(agent, before)
-
-
-async def test_a_task_s_agent_is_left_as_found_when_the_consumer_walks_away():
-    agent = make_agent(None, lm_class=EndlessLM, **BASE)
-    task = lr.Task(agent, name="Main", interactive=False)
-    before = configs_of(agent)
-    events = LangroidAgent(task).run(with_props({"temperature": 0.9}))
+    events = LangroidAgent(target).run(with_props({"temperature": 0.9}))
     async for event in events:
         if event.type.value == "TEXT_MESSAGE_CONTENT":
             break

@@ -7,27 +7,16 @@ from __future__ import annotations
 
 import base64
 import json
-import struct
-import zlib
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT
+from tests.support import png
 
 pytestmark = pytest.mark.browser
 
 CHAT = 'from agui_widget import AgentChat\n\nchat = AgentChat(attachments={"max_bytes": 200_000})\nchat'
-
-
-def png(width: int, height: int) -> bytes:
-    raw = b"".join(b"\x00" + b"\x30\x90\xd0" * width for _ in range(height))
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
 
 
 # Makes files in the page and hands them over as a paste into the message box or a drop on it,
@@ -59,7 +48,7 @@ def test_a_pasted_image_and_a_dropped_file_reach_the_agent_as_media_parts(lab):
     chat = nb.chat()
     box = chat.message_box
     composer = chat.root.locator(".agui-composer")
-    screenshot = png(40, 30)
+    screenshot = png(40, 30, b"\x30\x90\xd0")
 
     box.evaluate(GIVE_FILES, ["paste", [file_spec("screenshot.png", "image/png", screenshot)]])
     composer.evaluate(GIVE_FILES, ["drop", [file_spec("notes.txt", "text/plain", b"buy milk\n")]])

@@ -6,12 +6,11 @@ what was sent after a reload. The demo agent says what it received."""
 from __future__ import annotations
 
 import base64
-import json
 
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT
+from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT, kernel_json
 from tests.support import png
 
 pytestmark = pytest.mark.browser
@@ -74,7 +73,7 @@ def test_a_pasted_image_and_a_dropped_file_reach_the_agent_as_media_parts(lab):
     expect(held, "sent: the previews go").to_have_count(0)
     expect(chat.root.get_by_role("alert"), "and so does the refusal").to_have_count(0)
 
-    parts = json.loads(nb.run_cell("import json\nprint(json.dumps(chat.messages[0]['content']))").text)
+    parts = kernel_json(nb, "chat.messages[0]['content']")
     assert [p["type"] for p in parts] == ["text", "image", "document"]
     assert base64.b64decode(parts[1]["source"]["value"]) == screenshot and parts[1]["metadata"] == {"filename": "screenshot.png"}
     assert base64.b64decode(parts[2]["source"]["value"]) == b"buy milk\n"

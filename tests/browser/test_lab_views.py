@@ -25,6 +25,7 @@ from playwright.sync_api import JSHandle, Locator, expect
 from agui_widget.adapters._demo import HELP
 from tests.browser.conftest import ChatView, NotebookPage
 from tests.browser.helpers_ui import show_panel
+from tests.browser.test_tool_cards import kernel_json
 
 pytestmark = pytest.mark.browser
 
@@ -188,12 +189,10 @@ def test_a_frontend_tool_called_from_the_output_view_runs_once_and_colours_both_
         expect(card.locator(".agui-badge"), f"the set_accent_color card in the {where} should say 'done'").to_have_text("done")
         expect(chat.root.locator(".agui-notice"), f"no notice in the {where}").to_have_count(0)
         expect(chat.root.get_by_role("alert"), f"no alert in the {where}").to_have_count(0)
-    out = nb.run_cell(
-        "import json\n"
-        "print(json.dumps({'tools': [m['content'] for m in chat.messages if m['role'] == 'tool'],"
-        " 'pending': len(chat.pending), 'status': chat.status}))"
-    ).text
-    kernel = json.loads(out.strip().splitlines()[-1])
+    kernel = kernel_json(
+        nb,
+        "{'tools': [m['content'] for m in chat.messages if m['role'] == 'tool'], 'pending': len(chat.pending), 'status': chat.status}",
+    )
     assert kernel["status"] == "idle" and kernel["pending"] == 0, kernel
     assert [json.loads(t) for t in kernel["tools"]] == [{"ok": True, "color": "teal"}], (
         f"the kernel should hold one answer from the handler: {kernel['tools']}"
@@ -226,12 +225,9 @@ def test_stop_in_the_output_view_stops_the_run_in_both_views(lab):
         expect(chat.root.locator(".agui-stopped"), f"the cut-short answer should be marked in the {where}").to_be_visible()
     shown = view.assistant_texts.first.inner_text()
     assert cell.assistant_texts.first.inner_text() == shown, "the two views show the stopped answer differently"
-    cell_out = nb.run_cell(
-        "import json\n"
-        "m = chat.messages[-1]\n"
-        "print(json.dumps({'content': m.get('content'), 'metadata': m.get('metadata'), 'status': chat.status}))"
-    ).text
-    kernel = json.loads(cell_out.strip().splitlines()[-1])
+    kernel = kernel_json(
+        nb, "{'content': chat.messages[-1].get('content'), 'metadata': chat.messages[-1].get('metadata'), 'status': chat.status}"
+    )
     assert kernel["status"] == "idle", kernel
     assert (kernel["metadata"] or {}).get("agui_widget", {}).get("stopped") is True, kernel
     assert 0 < len(kernel["content"]) < len(HELP.rstrip()), f"the answer was not cut short: {kernel['content']!r}"

@@ -10,7 +10,6 @@ served by ``agui-widget serve`` in a process of its own, which still calls the k
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from playwright.sync_api import expect
 from tests.browser.conftest import ChatView
 from tests.browser.helpers_ui import wait_in_kernel
 from tests.browser.servers import free_port, serving
-from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT, badge_of, watch, watched
+from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT, badge_of, kernel_json, watch, watched
 
 pytestmark = pytest.mark.browser
 
@@ -118,7 +117,7 @@ def test_a_function_that_asks_for_approval_runs_when_approve_is_clicked_and_neve
         "Run record in the kernel?"
     )
     expect(region.locator(".agui-card-args"), "every argument is shown before approving").to_contain_text("Delete a.txt?")
-    assert json.loads(nb.run_cell("print(__import__('json').dumps(ran))").text.strip()) == []
+    assert kernel_json(nb, "ran") == []
     region.get_by_role("button", name="Approve", exact=True).click()
     chat.wait_answer("The tool answered: recorded 1", timeout=FOLLOW_UP_TIMEOUT)
     expect(badge_of(chat, "record")).to_have_text("done")

@@ -190,15 +190,6 @@ class VoilaSession(BrowserSession):
         self.server.kernels.add(app.kernel_id)
         return app
 
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        for app in self.notebooks:
-            with contextlib.suppress(Exception):
-                app.context.close()
-            self.server.shutdown_kernels(app.name)
-
 
 @pytest.fixture
 def visitors(request: pytest.FixtureRequest, voila_server: VoilaServer, browser: Browser) -> Iterator[VoilaSession]:

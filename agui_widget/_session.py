@@ -48,6 +48,7 @@ from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
 from ._python_tools import DENIED, approval_of, failed, run_python_tool
+from ._recording import RunRecording, RunRecordings
 from ._run import Pending, Run, RunStatus
 from ._tools import FrontendTool, PythonTool
 from ._unicode import has_surrogate, lone_surrogate_path
@@ -157,6 +158,9 @@ class Session:
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
         """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""
+        self.recordings = RunRecordings()
+        """The newest runs, each with its input and its events' times (recordings, the inspector)."""
+        self._recording: RunRecording | None = None
         self.status: Status = "idle"
         self.error = ""
         self.run_id = ""
@@ -543,6 +547,7 @@ class Session:
             resume=resume,
         )
         run.run_ids.append(run_input.run_id)
+        self._recording = self.recordings.start(run_input)
         self.hooks.run_start(run_input)
         run.status = "running"
         self.run_id = run_input.run_id
@@ -614,6 +619,8 @@ class Session:
         records = records_of(events)
         run.event_log.add(records)
         self.event_log.add(records)
+        if self._recording is not None:
+            self._recording.add(records)
         self.listener.session_events(events)
         if self.hooks.on_event is not None:
             self.hooks.events(events)
@@ -705,6 +712,13 @@ class Session:
 
     def _end_run(self, consumer: EventConsumer, start_index: int) -> None:
         self._consumer = None
+        if self._recording is not None:
+            recording, self._recording = self._recording, None
+            try:
+                self.recordings.ended(recording)
+            except OSError as exc:  # a full disk or a removed folder must not break the chat
+                log.warning("agui-widget: could not write the run to the recording: %s", exc)
+                self.listener.session_notice("warning", f"The run was not recorded: {exc}")
         self._messages = consumer.messages
         self._state = consumer.state
         changed = consumer.changed_from

@@ -44,16 +44,19 @@ class BatchingTransport:
         self._send = send
         self._window = window
         self._batch: list[dict[str, Any]] = []
+        self._times: list[float] = []
         self._timer: asyncio.TimerHandle | None = None
         self._last_flush = float("-inf")
         self.messages_sent = 0
 
-    def event(self, wire_event: dict[str, Any]) -> None:
-        """Queue one camelCase event; it goes out within ``window`` seconds."""
+    def event(self, wire_event: dict[str, Any], at: float) -> None:
+        """Queue one camelCase event that arrived at ``at`` (epoch milliseconds); it goes out
+        within ``window`` seconds."""
         batch = self._batch
         if batch and self._merge(batch[-1], wire_event):
             return
         batch.append(wire_event)
+        self._times.append(at)
         if self._timer is None:
             try:
                 loop = asyncio.get_running_loop()
@@ -77,8 +80,8 @@ class BatchingTransport:
             self._timer.cancel()
             self._timer = None
         if self._batch:
-            batch, self._batch = self._batch, []
-            self._deliver(events_message(batch))
+            batch, times, self._batch, self._times = self._batch, self._times, [], []
+            self._deliver(events_message(batch, times))
             with contextlib.suppress(RuntimeError):
                 self._last_flush = asyncio.get_running_loop().time()
 

@@ -16,6 +16,7 @@ import os
 import pathlib
 import re
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -36,6 +37,7 @@ from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggest
 from ._hooks import Guard, Hook, Hooks
 from ._live_context import LiveContext, coerce_context, summaries
 from ._predict import coerce_rules
+from ._recording import RecordingFile, header, recording_text
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, checked_props, normalize_messages
 from ._store import ThreadStore
@@ -129,6 +131,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         forwarded_props: Mapping[str, Any] | None = None,
         attachments: bool | Mapping[str, Any] | AttachmentPolicy = True,
         keep_conversation: bool | None = None,
+        record: str | os.PathLike[str] | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
@@ -160,6 +163,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             attachment_policy=policy,
         )
         self._session.forwarded_props = checked_props(forwarded_props, "AgentChat(forwarded_props=...)") or {}
+        if record is not None:
+            self._session.recordings.sink = RecordingFile(record, lambda: self._recording_header(None))
         self._state_source: Any = self._session.state
         self._genui = GenerativeUI(self._send_custom_flushed)
         self._genui.set_predict_rules(predict_rules)
@@ -267,6 +272,28 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         """
         document = to_json_document(self.thread_id, self.messages, self.state, self._threads.agent_name)
         return json.dumps(document, ensure_ascii=False, indent=indent)
+
+    # -- recordings -----------------------------------------------------------------------------
+
+    def to_recording(self, label: str | None = None) -> str:
+        """The runs this chat keeps (its newest 100) as a recording: what each run sent the agent
+        (its ``RunAgentInput``) and the events that came back, with their times (docs/recordings.md).
+
+        ``ReplayAgent`` plays it back with no model and no network. ``label`` says what it is,
+        e.g. which model answered; ``AgentChat(record=path)`` writes every run as it ends instead.
+        """
+        return recording_text(self._recording_header(label), self._session.recordings.runs)
+
+    def save_recording(self, path: str | os.PathLike[str], label: str | None = None) -> pathlib.Path:
+        """Write :meth:`to_recording` to ``path`` (replacing the file) and return the path."""
+        target = pathlib.Path(path)
+        target.write_text(self.to_recording(label), encoding="utf-8")
+        return target
+
+    def _recording_header(self, label: str | None) -> dict[str, Any]:
+        agent = self._session.agent
+        name = self._threads.agent_name or getattr(agent, "name", None) or type(agent).__name__
+        return header(label=label, agent=str(name), tools=[tool.spec() for tool in self._session.tools])
 
     def _ipython_display_(self) -> None:
         """Show the chat, then an output that keeps the conversation for viewers without a kernel
@@ -526,8 +553,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     # -- SessionListener ----------------------------------------------------------------------
 
     def session_events(self, events: Sequence[BaseEvent]) -> None:
+        at = round(time.time() * 1000)
         for event in events:
-            self._transport.event(_wire.event_to_wire(event))
+            self._transport.event(_wire.event_to_wire(event), at)
         session = self._session
         predicted = self._genui.events(events, lambda: session.messages, session.state)
         if predicted is not session.state:
@@ -686,6 +714,15 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def _on_asset(self, request: _wire.Asset) -> None:
         self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
 
+    def _on_run_record(self, request: _wire.RunRecord) -> None:
+        recording = self._session.recordings.find(request.run_id)
+        if recording is None:
+            error = "This run is no longer kept: a chat keeps its newest 100 runs (AgentChat(record=path) keeps them all)."
+            self._transport.send(_wire.run_record_message(request.run_id, None, error))
+            return
+        text = recording_text(self._recording_header(None), [recording])
+        self._transport.send(_wire.run_record_message(request.run_id, text, None))
+
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
 
@@ -703,6 +740,7 @@ _ROUTES: dict[type[Any], Callable[[AgentChat, Any], None]] = {
     _wire.Edit: AgentChat._on_edit,
     _wire.SelectAgent: AgentChat._on_select_agent,
     _wire.Asset: AgentChat._on_asset,
+    _wire.RunRecord: AgentChat._on_run_record,
 }
 """Each request a view may send, and the method that carries it out (tests hold it to _wire.Request)."""
 

@@ -154,8 +154,16 @@ class Asset(_Request):
     name: Literal["vega"]
 
 
+class RunRecord(_Request):
+    """The kernel answers with a `run_record` message: one run as a recording (what was sent, what
+    came back, and when), for the event inspector to show and export."""
+
+    kind: Literal["run_record"]
+    run_id: str = Field(min_length=1, max_length=200)
+
+
 Request = Annotated[
-    Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset,
+    Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset | RunRecord,
     Field(discriminator="kind"),
 ]
 _request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
@@ -235,8 +243,8 @@ def snapshot_message(
     return {"kind": "snapshot", "viewId": view_id, "messages": messages, "state": state, "events": events}
 
 
-def events_message(events: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"kind": "events", "events": events}
+def events_message(events: list[dict[str, Any]], times: list[float]) -> dict[str, Any]:
+    return {"kind": "events", "events": events, "times": times}
 
 
 def messages_message(start: int, messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -267,6 +275,11 @@ def notice_message(level: Literal["info", "warning", "error"], text: str) -> dic
 def render_message(key: str, bundle: dict[str, Any] | None, error: str | None, after: str | None) -> dict[str, Any]:
     """What a Python renderer made (docs/generative-ui.md); bundle and error both None removes it."""
     return {"kind": "render", "key": key, "bundle": bundle, "error": error, "after": after}
+
+
+def run_record_message(run_id: str, recording: str | None, error: str | None) -> dict[str, Any]:
+    """The answer to a ``run_record`` request: the run as recording text, or why there is none."""
+    return {"kind": "run_record", "runId": run_id, "recording": recording, "error": error}
 
 
 def asset_message(name: str, source: str | None, error: str | None) -> dict[str, Any]:
@@ -341,6 +354,11 @@ class EventsMessage(_Payload):
 
     kind: Literal["events"]
     events: list[WireEvent]
+    times: list[float] = Field(
+        default=[],
+        description="when the kernel received each event (milliseconds since the epoch, the kernel's clock); a merged delta has "
+        "its first part's time; [] when unknown",
+    )
 
 
 class MessagesMessage(_Payload):
@@ -428,6 +446,18 @@ class AssetMessage(_Payload):
         return self
 
 
+class RunRecordMessage(_Payload):
+    """The answer to a `run_record` request: the run as recording text (JSON lines: the header, the
+    run with its `RunAgentInput`, its events with their times; docs/recordings.md), or (recording
+    null) why there is none. Sent on the comm, so every view receives it; one that did not ask
+    ignores it."""
+
+    kind: Literal["run_record"]
+    run_id: str
+    recording: str | None
+    error: str | None
+
+
 KernelMessage = Annotated[
     SnapshotMessage
     | EventsMessage
@@ -436,7 +466,8 @@ KernelMessage = Annotated[
     | CheckMessage
     | NoticeMessage
     | RenderMessage
-    | AssetMessage,
+    | AssetMessage
+    | RunRecordMessage,
     Field(discriminator="kind"),
 ]
 

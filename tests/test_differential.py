@@ -146,7 +146,7 @@ def wire_to_view(run: KernelRun, flushes: Sequence[bool]) -> list[dict[str, Any]
         # A window longer than any example: nothing goes out on a timer, only where we flush.
         transport = BatchingTransport(sent.append, window=3600.0)
         for index, event in enumerate(run.delivered):
-            transport.event(event_to_wire(event))
+            transport.event(event_to_wire(event), 0)
             if flushes and flushes[index % len(flushes)]:
                 transport.flush()
         transport.flush()

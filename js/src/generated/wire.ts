@@ -35,7 +35,7 @@ export type JsonPatchOp = JsonPatchOperation
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "KernelMessage".
  */
-export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage)
+export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage)
 /**
  * An AG-UI message as it travels (camelCase). The view needs a string id and role; the rest
  * is AG-UI's, read defensively.
@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest)
 
 /**
  * The widget wire: generated from agui_widget/_wire.py; do not edit.
@@ -259,6 +259,10 @@ text: string
 export interface EventsMessage {
 kind: "events"
 events: WireEvent[]
+/**
+ * when the kernel received each event (milliseconds since the epoch, the kernel's clock); a merged delta has its first part's time; [] when unknown
+ */
+times: number[]
 }
 /**
  * The kernel answers with a `snapshot` addressed to that view.
@@ -355,6 +359,21 @@ bundle: ({
 } | null)
 error: (string | null)
 after: (string | null)
+}
+/**
+ * The answer to a `run_record` request: the run as recording text (JSON lines: the header, the
+ * run with its `RunAgentInput`, its events with their times; docs/recordings.md), or (recording
+ * null) why there is none. Sent on the comm, so every view receives it; one that did not ask
+ * ignores it.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RunRecordMessage".
+ */
+export interface RunRecordMessage {
+kind: "run_record"
+runId: string
+recording: (string | null)
+error: (string | null)
 }
 /**
  * What agui-widget marks on messages and events, under `metadata.agui_widget`
@@ -471,6 +490,17 @@ kind: "resume"
 interruptId: string
 status?: ("resolved" | "cancelled")
 payload?: unknown
+}
+/**
+ * The kernel answers with a `run_record` message: one run as a recording (what was sent, what
+ * came back, and when), for the event inspector to show and export.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RunRecordRequest".
+ */
+export interface RunRecordRequest {
+kind: "run_record"
+runId: string
 }
 /**
  * `chat.agent = name`: saves the current thread and continues that agent's own thread

@@ -12,7 +12,7 @@ from ._run import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from ._widget import AgentChat
-from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent
+from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent, ReplayAgent
 
 
 def __getattr__(name: str) -> str:
@@ -45,6 +45,7 @@ __all__ = [
     "MemoryThreadStore",
     "PythonTool",
     "RemoteAgent",
+    "ReplayAgent",
     "Run",
     "SQLiteThreadStore",
     "ThreadRecord",

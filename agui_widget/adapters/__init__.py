@@ -21,6 +21,7 @@ from ._base import AgentAdapter, EventStream
 from ._callable import CallableAgent
 from ._demo import DemoAgent
 from ._remote import RemoteAgent
+from ._replay import ReplayAgent
 
 
 @runtime_checkable
@@ -161,5 +162,6 @@ __all__ = [
     "Framework",
     "FunctionAgent",
     "RemoteAgent",
+    "ReplayAgent",
     "as_agent",
 ]

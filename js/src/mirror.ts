@@ -34,6 +34,8 @@ import {
   type Message,
   type PredictRule,
   type RenderMessage,
+  type RunRecordMessage,
+  type RunRecordRequest,
   type ToolCall,
   checkEvent,
   isKnownEventType,
@@ -58,7 +60,9 @@ export type Topic =
   /** a Python renderer's output arrived or went (tool calls, state) */
   | "renders"
   /** a sub-agent started, finished or failed */
-  | "subagents";
+  | "subagents"
+  /** a run's record arrived, or was asked for (for the inspector) */
+  | "records";
 
 /** A sub-agent run, from SUBAGENT_* events (nested events carry its `subagentRunId`). */
 export type SubagentInfo = {
@@ -69,6 +73,19 @@ export type SubagentInfo = {
   error: string;
   parentToolCallId: string | null;
 };
+
+/**
+ * A run's record as this view has it (docs/wire.md, `run_record`): asked and not yet answered,
+ * the kernel's text, or the kernel's reason for having none. `partial`: the text came while its
+ * run went on, and the run has ended since, so it lacks the run's last events.
+ */
+export type RunRecordEntry = { status: "asking" } | { status: "ready"; text: string; partial?: boolean } | { status: "error"; error: string };
+
+/** How many answered run records a view keeps: each holds its run's whole input (the transcript
+ * so far), so they are bounded; the oldest answer is dropped first. */
+export const RECORDS_KEPT = 20;
+/** The longest run id a `run_record` request may name (agui_widget/_wire.py). */
+const MAX_RUN_ID = 200;
 
 /** The CUSTOM event an agent sends to make state follow a tool's streamed arguments. */
 export const PREDICT_STATE_EVENT = "PredictState";
@@ -150,6 +167,10 @@ export class Mirror {
   private _state: unknown = {};
   private _run: RunInfo = { ...NO_RUN, steps: [], finishedSteps: [] };
   private _events: AguiEvent[] = [];
+  /** When the kernel received each event of `_events` (epoch ms), null when it did not say. */
+  private _times: Array<number | null> = [];
+  /** run id -> its record (insertion order: the oldest is dropped first) */
+  private records = new Map<string, RunRecordEntry>();
   /** How many events were trimmed from the front of the log since the last snapshot. */
   private eventsDropped = 0;
   /** ids of text / reasoning messages between START and END */
@@ -205,6 +226,11 @@ export class Mirror {
   events(): readonly AguiEvent[] {
     return this._events;
   }
+  /** When the kernel received each event of `events()` (epoch ms, the kernel's clock), index by
+   * index; null when unknown (the snapshot's tail carries no times). */
+  eventTimes(): readonly (number | null)[] {
+    return this._times;
+  }
   /** The sequence number of `events()[0]`: events are numbered from the snapshot on, so a row
    * of the inspector keeps its number when older events are trimmed. */
   get eventsBase(): number {
@@ -251,6 +277,79 @@ export class Mirror {
   }
 
   // -------------------------------------------------------------------------------------------
+  // Run records (the inspector's "what was sent", its export, and times after a reload)
+  // -------------------------------------------------------------------------------------------
+
+  /** The record of run `runId` as this view has it, or undefined when it was never asked for. */
+  runRecord(runId: string): RunRecordEntry | undefined {
+    return this.records.get(runId);
+  }
+
+  /**
+   * Asks the kernel for a run's record, once: nothing is sent while it is asked or known (unless
+   * what is known is partial). `send` carries the request and says whether it could go; false
+   * (no kernel) leaves nothing behind, so the caller can say why and a later call asks again.
+   */
+  askRunRecord(runId: string, send: (request: RunRecordRequest) => boolean): boolean {
+    const known = this.records.get(runId);
+    if (known !== undefined && !(known.status === "ready" && known.partial)) return true;
+    if (runId.length > MAX_RUN_ID) {
+      // The kernel refuses such a request (docs/wire.md): no answer would ever come.
+      this.keepRecord(runId, { status: "error", error: "This run's id is too long to ask the kernel for its record." });
+      this.touch("records");
+      this.flush();
+      return true;
+    }
+    if (!send({ kind: "run_record", runId })) return false;
+    this.trimRecords();
+    this.keepRecord(runId, { status: "asking" });
+    this.touch("records");
+    this.flush();
+    return true;
+  }
+
+  /** The kernel's answer: kept when this view asked for that run (every view gets every answer). */
+  private applyRunRecord(msg: RunRecordMessage): void {
+    if (this.records.get(msg.runId)?.status !== "asking") return;
+    const entry: RunRecordEntry =
+      typeof msg.recording === "string" ? { status: "ready", text: msg.recording } : { status: "error", error: msg.error || "The kernel has no record of this run." };
+    this.keepRecord(msg.runId, entry);
+    this.touch("records");
+  }
+
+  private keepRecord(runId: string, entry: RunRecordEntry): void {
+    this.records.delete(runId);
+    this.records.set(runId, entry);
+  }
+
+  /**
+   * Drops the oldest answers past RECORDS_KEPT. Done when a new question goes, not when answers
+   * come: by then the views have shown (and hold) what came, so an open section never loses its
+   * answer to a burst of others and asks again. A question still out keeps its place.
+   */
+  private trimRecords(): void {
+    let answered = 0;
+    for (const e of this.records.values()) if (e.status !== "asking") answered++;
+    for (const [id, old] of this.records) {
+      if (answered <= RECORDS_KEPT) break;
+      if (old.status === "asking") continue;
+      this.records.delete(id);
+      answered--;
+    }
+  }
+
+  /** A record that arrived while its run went on holds only part of it: at the run's end it is
+   * marked partial, so the next use asks again. (An answer still on its way was made after the
+   * end: the kernel sends pending events ahead of anything else.) */
+  private markPartialRecord(runId: string): void {
+    const known = this.records.get(runId);
+    if (known?.status === "ready" && !known.partial) {
+      this.records.set(runId, { ...known, partial: true });
+      this.touch("records");
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
   // Listening
   // -------------------------------------------------------------------------------------------
 
@@ -287,11 +386,13 @@ export class Mirror {
           if (msg.viewId !== null && msg.viewId !== this.viewId) return;
           this.applySnapshot(msg.messages, msg.state, msg.events);
           break;
-        case "events":
+        case "events": {
           if (!this._ready) return;
-          for (const event of msg.events) this.applyEvent(event);
+          const timed = msg.times.length === msg.events.length;
+          msg.events.forEach((event, i) => this.applyEvent(event, timed ? (msg.times[i] as number) : null));
           this.touch("events");
           break;
+        }
         case "messages":
           if (!this._ready) return;
           this.applySplice(msg.start, msg.messages);
@@ -307,6 +408,9 @@ export class Mirror {
         case "render":
           if (!this._ready) return;
           this.applyRender(msg);
+          break;
+        case "run_record":
+          this.applyRunRecord(msg);
           break;
         case "notice":
           break; // not part of the conversation: the view shows it
@@ -327,6 +431,7 @@ export class Mirror {
     this.sharedSlots = false; // parsed from JSON: no object fills two slots
     this._state = state;
     this._events = events.filter((e): e is AguiEvent => checkEvent(e) === null).slice(-EVENT_LOG_LIMIT);
+    this._times = this._events.map(() => null);
     this.eventsDropped = 0;
     this.reindex();
     this.rebuildCalls();
@@ -475,7 +580,7 @@ export class Mirror {
   // AG-UI events
   // -------------------------------------------------------------------------------------------
 
-  private applyEvent(raw: unknown): void {
+  private applyEvent(raw: unknown, time: number | null = null): void {
     const problem = checkEvent(raw);
     if (problem !== null) {
       warn(`ignored a malformed event (${problem}):`, preview(raw));
@@ -483,9 +588,11 @@ export class Mirror {
     }
     const event = raw as AguiEvent;
     this._events.push(event);
+    this._times.push(time);
     if (this._events.length > EVENT_LOG_LIMIT * 1.5) {
       this.eventsDropped += this._events.length - EVENT_LOG_LIMIT;
       this._events = this._events.slice(-EVENT_LOG_LIMIT);
+      this._times = this._times.slice(-EVENT_LOG_LIMIT);
     }
     if (!isKnownEventType(event.type)) return; // a newer kernel's event: kept for the inspector
     switch (event.type) {
@@ -534,10 +641,12 @@ export class Mirror {
         return this.runStarted(event);
       case "RUN_FINISHED":
         this.closeAll();
+        this.markPartialRecord(event.runId);
         this.setRun({ active: false, steps: [], outcome: event.outcome ?? undefined });
         return;
       case "RUN_ERROR":
         this.closeAll();
+        this.markPartialRecord(this._run.runId);
         this.setRun({ active: false, steps: [], error: event.message, errorCode: event.code ?? "" });
         return;
       case "STEP_STARTED":

@@ -67,6 +67,8 @@ export type {
   RegenerateRequest,
   RenderMessage,
   ResumeRequest,
+  RunRecordMessage,
+  RunRecordRequest,
   SelectAgentRequest,
   SendRequest,
   SnapshotMessage,

@@ -29,7 +29,8 @@ export function captureWarnings(fn: () => void): string[] {
 export const snapshot = (messages: Message[] = [], state: unknown = {}, events: unknown[] = [], viewId: string | null = null) =>
   deepFreeze({ kind: "snapshot", viewId, messages, state, events });
 
-export const events = (...list: unknown[]) => deepFreeze({ kind: "events", events: list });
+/** An `events` message as the kernel sends it; `times` is [] (unknown), as from an older kernel. */
+export const events = (...list: unknown[]) => deepFreeze({ kind: "events", events: list, times: [] });
 
 /** A mirror that already has an (empty, or given) snapshot. */
 export function readyMirror(messages: Message[] = [], state: unknown = {}): Mirror {
@@ -64,4 +65,18 @@ export function recordChanges(mirror: Mirror): Array<{ topics: string[]; message
   const log: Array<{ topics: string[]; messages: string[] }> = [];
   mirror.onChange((c) => log.push({ topics: [...c.topics].sort(), messages: [...c.messages].sort() }));
   return log;
+}
+
+/** A run's record as the kernel writes it: header, run, then `[t, event]` pairs. */
+export function recordText(runId: string, timed: Array<[number, AguiEvent]>, input: Record<string, unknown> = {}): string {
+  const lines = [
+    { kind: "recording", version: 1, recorded: "2025-01-01T00:00:00.000+00:00", label: null, agent: "DemoAgent", tools: [] },
+    {
+      kind: "run",
+      started: "2025-01-01T00:00:00.000+00:00",
+      input: { threadId: "t1", runId, state: {}, messages: [], tools: [], context: [], forwardedProps: {}, ...input },
+    },
+    ...timed.map(([t, event]) => ({ kind: "event", t, event })),
+  ];
+  return lines.map((line) => `${JSON.stringify(line)}\n`).join("");
 }

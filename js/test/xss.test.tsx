@@ -11,6 +11,7 @@ import { ev } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
 import { XSS_PAYLOADS } from "./xss-payloads";
 import { IncrementalMarkdown } from "../src/markdown/incremental";
+import { downloads } from "../src/view/EventInspector";
 import { isPlainStyle, sanitizeToFragment } from "../src/markdown/sanitize";
 
 const MATHML = "http://www.w3.org/1998/Math/MathML";
@@ -52,7 +53,10 @@ function assertInert(root: Element, where: string): void {
     // The view's own forms (answer boxes, schema forms) are allowed; none may come from content.
     const ours = tag === "form" && (el.classList.contains("agui-form") || el.classList.contains("agui-ask")) && !el.closest(".agui-md");
     assert.ok(!FORBIDDEN.includes(tag) || ours, `${where}: a <${tag}> element`);
-    if (tag === "svg") {
+    if (tag === "svg" && el.classList.contains("agui-timeline")) {
+      // The inspector's run timelines: shapes, and text only as text nodes.
+      for (const child of el.querySelectorAll("*")) assert.ok(["g", "rect", "line", "text", "title"].includes(child.localName), `${where}: <${child.localName}> in a timeline`);
+    } else if (tag === "svg") {
       // Only the view's own icons (drawn with DOM calls, never from content).
       assert.ok(el.classList.contains("agui-icon"), `${where}: an <svg> that is not an icon`);
       for (const child of el.querySelectorAll("*")) assert.ok(["path", "rect"].includes(child.localName), `${where}: <${child.localName}> in an icon`);
@@ -227,6 +231,97 @@ describe("the view, with payloads in every place", () => {
     await settle();
     assert.ok(el.querySelectorAll(".agui-event pre").length > XSS_PAYLOADS.length);
     assertInert(el, "event inspector");
+  });
+
+  it("in the inspector's runs: headers, filters, timelines, what was sent and exports", async () => {
+    const saved: string[] = [];
+    const save = downloads.save;
+    downloads.save = (name) => saved.push(name);
+    try {
+      const { model, el } = await connected();
+      button(el, "Show events").click();
+      await settle();
+      const events: unknown[] = [];
+      XSS_PAYLOADS.forEach((p, i) => {
+        const id = `${p}${i}`;
+        events.push(
+          ev.runStarted(id, p),
+          { type: "STEP_STARTED", stepName: p },
+          { type: "TEXT_MESSAGE_START", messageId: `m${i}`, role: p },
+          ev.text(`m${i}`, p),
+          ev.textEnd(`m${i}`),
+          { type: "REASONING_MESSAGE_START", messageId: `r${i}`, role: "reasoning" },
+          { type: "REASONING_MESSAGE_END", messageId: `r${i}` },
+          ev.toolStart(`c${i}`, p, `m${i}`),
+          ev.toolEnd(`c${i}`),
+          ev.toolResult(`t${i}`, `c${i}`, p),
+          { type: "STATE_SNAPSHOT", snapshot: { [p]: p } },
+          { type: "STEP_FINISHED", stepName: p },
+          i % 2 ? ev.runFinished(id, p) : ev.runError(p),
+        );
+      });
+      model.kernel({ kind: "events", events, times: events.map((_, i) => 1_700_000_000_000 + i * 7) });
+      await settle();
+      for (let more = [...el.querySelectorAll(".agui-events button")].find((b) => /earlier events$/.test(b.textContent ?? "")); more; more = [...el.querySelectorAll(".agui-events button")].find((b) => /earlier events$/.test(b.textContent ?? ""))) {
+        (more as HTMLButtonElement).click();
+        await settle();
+      }
+      const runs = [...el.querySelectorAll(".agui-run")];
+      assert.equal(runs.length, XSS_PAYLOADS.length);
+      // Open every section (Timeline, Sent), which asks for every run's record.
+      for (const details of el.querySelectorAll(".agui-run-part")) {
+        (details as HTMLDetailsElement).open = true;
+        details.dispatchEvent(new win.Event("toggle"));
+      }
+      await settle();
+      for (let wait = 0; wait < 50 && model.sentOf("run_record").length < XSS_PAYLOADS.length; wait++) await settle(20);
+      const asked = model.sentOf("run_record").map((r) => String(r.runId));
+      assert.equal(asked.length, XSS_PAYLOADS.length);
+      asked.forEach((runId, i) => {
+        const p = XSS_PAYLOADS[i] as string;
+        if (i === 0) return model.kernel({ kind: "run_record", runId, recording: null, error: all });
+        const input = {
+          threadId: p,
+          runId,
+          state: payloadObject(),
+          messages: [
+            { id: p, role: "user", content: p },
+            { id: `a${i}`, role: "assistant", content: null, toolCalls: [{ id: p, type: "function", function: { name: p, arguments: p } }] },
+            { id: `x${i}`, role: p, content: [{ type: "text", text: p }] },
+          ],
+          tools: [{ name: p, description: p, parameters: { [p]: p } }],
+          context: [{ description: p, value: p }],
+          forwardedProps: { [p]: p },
+          resume: [{ interruptId: p, status: "resolved", payload: p }],
+        };
+        const lines = [
+          JSON.stringify({ kind: "recording", version: 1, recorded: p, label: p, agent: p, tools: [{ name: p }] }),
+          JSON.stringify({ kind: "run", started: p, input }),
+          JSON.stringify({ kind: "event", t: 0, event: { type: "RUN_STARTED", threadId: p, runId } }),
+          JSON.stringify({ kind: "event", t: 0.5, event: { type: "TOOL_CALL_START", toolCallId: `c${i}`, toolCallName: p } }),
+          JSON.stringify({ kind: p }),
+          `${p} is not JSON`,
+        ];
+        model.kernel({ kind: "run_record", runId, recording: `${lines.join("\n")}\n`, error: null });
+      });
+      for (let wait = 0; wait < 50 && el.querySelectorAll(".agui-sent-message").length < 3 * (XSS_PAYLOADS.length - 1); wait++) await settle(20);
+      // Open what the answers brought (each sent message), and export every run.
+      for (const details of el.querySelectorAll(".agui-sent-message details")) {
+        (details as HTMLDetailsElement).open = true;
+        details.dispatchEvent(new win.Event("toggle"));
+      }
+      for (const exportButton of el.querySelectorAll(".agui-run-export")) (exportButton as HTMLButtonElement).click();
+      for (let wait = 0; wait < 50 && (saved.length < XSS_PAYLOADS.length - 1 || el.querySelectorAll(".agui-sent-message pre").length < 3 * (XSS_PAYLOADS.length - 1)); wait++) await settle(20);
+      assert.ok(el.querySelectorAll("svg.agui-timeline").length >= XSS_PAYLOADS.length - 1, "the timelines are drawn");
+      assert.ok(el.querySelectorAll(".agui-sent-message pre").length >= 3 * (XSS_PAYLOADS.length - 1), "what was sent is shown");
+      assert.equal(saved.length, XSS_PAYLOADS.length - 1);
+      for (const name of saved) assert.match(name, /^[\w.-]+\.agui\.jsonl$/, "a plain file name");
+      const byRun = el.querySelector('select[aria-label="Filter events by run"]') as HTMLSelectElement;
+      assert.equal(byRun.options.length, XSS_PAYLOADS.length + 1);
+      assertInert(el, "the inspector's runs");
+    } finally {
+      downloads.save = save;
+    }
   });
 
   it("in what the chat waits for: tool arguments, questions, choices, forms and interrupts", async () => {

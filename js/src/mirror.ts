@@ -84,6 +84,10 @@ export type RunRecordEntry = { status: "asking" } | { status: "ready"; text: str
 /** How many answered run records a view keeps: each holds its run's whole input (the transcript
  * so far), so they are bounded; the oldest answer is dropped first. */
 export const RECORDS_KEPT = 20;
+
+/** How long a `run_record` question waits for its answer before the view says none came (a
+ * kernel too old to know the request refuses it with a notice, and never answers). */
+export const RECORD_ANSWER_MS = 20_000;
 /** The longest run id a `run_record` request may name (agui_widget/_wire.py). */
 const MAX_RUN_ID = 200;
 
@@ -302,9 +306,17 @@ export class Mirror {
     }
     if (!send({ kind: "run_record", runId })) return false;
     this.trimRecords();
-    this.keepRecord(runId, { status: "asking" });
+    const asking: RunRecordEntry = { status: "asking" };
+    this.keepRecord(runId, asking);
     this.touch("records");
     this.flush();
+    const timer: unknown = setTimeout(() => {
+      if (this.records.get(runId) !== asking) return; // answered, or asked again since
+      this.keepRecord(runId, { status: "error", error: "The kernel did not answer. Is its agui-widget older than this view's?" });
+      this.touch("records");
+      this.flush();
+    }, RECORD_ANSWER_MS);
+    (timer as { unref?: () => void }).unref?.(); // Node (the tests): a pending question keeps no process alive
     return true;
   }
 

@@ -2,8 +2,8 @@
  * (asked of the kernel once per run, answers routed to their run), the timeline, the export, and
  * the mirror's times and records beneath them. */
 import assert from "node:assert/strict";
-import { afterEach, describe, it } from "node:test";
-import { EVENT_LOG_LIMIT, Mirror, RECORDS_KEPT } from "../src/mirror";
+import { afterEach, describe, it, mock } from "node:test";
+import { EVENT_LOG_LIMIT, Mirror, RECORD_ANSWER_MS, RECORDS_KEPT } from "../src/mirror";
 import { downloads } from "../src/view/EventInspector";
 import type { AguiEvent } from "../src/wire";
 import { FakeModel, settle } from "./dom";
@@ -356,6 +356,24 @@ describe("the mirror's times and records", () => {
     assert.equal(mirror.askRunRecord(long, send), true);
     assert.equal(sent.length, 2, "an id the kernel would refuse is not sent");
     assert.equal(mirror.runRecord(long)?.status, "error");
+  });
+
+  it("says so when the kernel never answers a question", () => {
+    mock.timers.enable({ apis: ["setTimeout"] });
+    try {
+      const mirror = readyMirror();
+      mirror.askRunRecord("silent", () => true);
+      mirror.askRunRecord("answered", () => true);
+      mirror.handle({ kind: "run_record", runId: "answered", recording: "text", error: null });
+      mock.timers.tick(RECORD_ANSWER_MS - 1);
+      assert.deepEqual(mirror.runRecord("silent"), { status: "asking" });
+      mock.timers.tick(1);
+      assert.equal(mirror.runRecord("silent")?.status, "error");
+      assert.match((mirror.runRecord("silent") as { error: string }).error, /did not answer/);
+      assert.deepEqual(mirror.runRecord("answered"), { status: "ready", text: "text" }, "an answer is kept");
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it("keeps at most RECORDS_KEPT answers, dropping the oldest, and every question still out", () => {

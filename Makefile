@@ -7,7 +7,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
-.PHONY: setup demo test lint wire browser-deps bench clean
+.PHONY: setup demo test lint wire browser-deps test-deps bench clean
 
 setup: js/node_modules/.installed $(VENV)/.installed
 
@@ -30,11 +30,19 @@ browser-deps:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; \
 	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BROWSER_PACKAGES) >/dev/null; fi; }
 
+# Debian's PostgreSQL server runs the PostgreSQL thread store's tests: each test session starts a
+# throwaway cluster of its own with the package's initdb/pg_ctl (tests/postgres.py), never a
+# server already running.
+test-deps: browser-deps
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+	  else sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; fi; }
+
 demo: setup
 	cd js && npm run build
 	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
 
-test: setup browser-deps lint
+test: setup test-deps lint
 	cd js && npm run build && npm run typecheck && npm test
 	$(PY) -m pytest -q
 

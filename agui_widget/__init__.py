@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
 from ._live_context import LiveContext
@@ -15,9 +17,14 @@ from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent, ReplayAgent
 
 
-def __getattr__(name: str) -> str:
+def __getattr__(name: str) -> Any:
     """``__version__``, read from the installed metadata on first use: the lookup scans the
-    installed distributions, which ``import agui_widget`` need not pay for."""
+    installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``
+    on first use too."""
+    if name == "PostgresThreadStore":  # psycopg loads only for a chat or server that uses one
+        from ._postgres_store import PostgresThreadStore
+
+        return PostgresThreadStore
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version
@@ -43,6 +50,7 @@ __all__ = [
     "LiveContext",
     "Markdown",
     "MemoryThreadStore",
+    "PostgresThreadStore",
     "PythonTool",
     "RemoteAgent",
     "ReplayAgent",

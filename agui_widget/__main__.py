@@ -47,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="ORIGIN",
         help="a browser origin allowed to call the server, e.g. http://localhost:3000 (repeatable; none by default)",
     )
-    parser.add_argument("--store", default=None, help="save each thread's transcript and state here (an SQLite file)")
+    parser.add_argument(
+        "--store", default=None, help="save each thread's transcript and state here: an SQLite file, or a postgresql:// URL"
+    )
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1); see docs/remote.md on scaling out")
     parser.add_argument(
         "--max-body-bytes",

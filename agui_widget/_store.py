@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 TITLE_LENGTH = 80
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
 
 @dataclass
@@ -236,9 +237,19 @@ class SQLiteThreadStore:
 
 
 def open_store(spec: str | os.PathLike[str] | ThreadStore | None) -> ThreadStore:
-    """A store from what a user passes: None (in memory), a file path (SQLite) or a store."""
+    """A store from what a user passes: None (in memory), a ``postgresql://`` URL (PostgreSQL),
+    a file path (SQLite) or a store."""
     if spec is None:
         return MemoryThreadStore()
+    if isinstance(spec, str) and spec.startswith(POSTGRES_SCHEMES):
+        # The PostgreSQL store builds on this module and needs psycopg: it is loaded by name, only
+        # for such a URL (as the adapters package loads a framework's adapter), so imports keep
+        # one direction.
+        import importlib
+
+        postgres: Any = importlib.import_module("._postgres_store", __package__)
+        store: ThreadStore = postgres.PostgresThreadStore(spec)
+        return store
     if isinstance(spec, (str, os.PathLike)):
         if not os.fspath(spec):
             raise ValueError("store= needs a file path, a ThreadStore, or None")

@@ -11,6 +11,8 @@ import sys
 
 OPTIONAL = (
     "sqlite3",
+    "psycopg",
+    "psycopg_pool",
     "httpx",
     "httpx_sse",
     "fastapi",
@@ -32,7 +34,8 @@ def test_importing_agui_widget_loads_none_of_the_optional_libraries():
         f"loaded = [m for m in {OPTIONAL!r} if m in sys.modules]\n"
         "assert not loaded, loaded\n"
         "assert isinstance(agui_widget.__version__, str) and agui_widget.__version__\n"
-        "assert set(agui_widget.__all__) <= set(dir(agui_widget)) | {'__version__'}\n"
+        "assert set(agui_widget.__all__) <= set(dir(agui_widget)) | {'__version__', 'PostgresThreadStore'}\n"
+        "assert agui_widget.PostgresThreadStore.__name__ == 'PostgresThreadStore'  # on first use\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

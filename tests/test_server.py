@@ -380,3 +380,90 @@ def test_the_serve_command_explains_a_bad_target(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "cannot import 'nosuchmodule'" in done.stderr
+
+
+async def test_two_apps_sharing_one_postgres_database_serve_one_thread(postgres_dsn: str) -> None:
+    from agui_widget._postgres_store import PostgresThreadStore
+
+    stores = [PostgresThreadStore(postgres_dsn), PostgresThreadStore(postgres_dsn)]
+    apps = [create_app(DemoAgent(delay=0), store=store) for store in stores]  # two workers, one database
+    first = make_input("add buy milk")
+    await post_run(apps[0], first)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=apps[1]), base_url="http://agents.test") as client:
+        listing = (await client.get("/threads")).json()["threads"]
+        saved = (await client.get(f"/threads/{first.thread_id}")).json()
+    assert [(t["threadId"], t["title"]) for t in listing] == [(first.thread_id, "add buy milk")]
+    assert saved["state"] == {"todos": [{"text": "buy milk", "done": False}]}
+    # two clients continue the thread at once, one through each worker: both turns are kept
+    runs = [make_input([*saved["messages"], user(text)], state=saved["state"]) for text in ("show my list", "add eggs")]
+    await asyncio.gather(post_run(apps[0], runs[0]), post_run(apps[1], runs[1]))
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=apps[0]), base_url="http://agents.test") as client:
+        messages = (await client.get(f"/threads/{first.thread_id}")).json()["messages"]
+    contents = [m.get("content") for m in messages if m["role"] == "user"]
+    assert len(messages) == 6 and sorted(contents) == ["add buy milk", "add eggs", "show my list"]
+    for store in stores:
+        store.close()
+
+
+async def test_two_runs_of_one_thread_at_once_through_one_worker_keep_both_turns(postgres_dsn: str) -> None:
+    from agui_widget._postgres_store import PostgresThreadStore
+
+    store, reader = PostgresThreadStore(postgres_dsn), PostgresThreadStore(postgres_dsn)
+    app = create_app(DemoAgent(delay=0.01), store=store)
+    first = make_input("add buy milk")
+    await post_run(app, first)
+    saved = reader.load(first.thread_id)
+    assert saved is not None
+    runs = [make_input([*saved.messages, user(text)], state=saved.state) for text in ("show my list", "add eggs")]
+    await asyncio.gather(post_run(app, runs[0]), post_run(app, runs[1]))
+    reloaded = reader.load(first.thread_id)
+    assert reloaded is not None
+    contents = sorted(m.get("content") for m in reloaded.messages if m["role"] == "user")
+    assert contents == ["add buy milk", "add eggs", "show my list"] and len(reloaded.messages) == 6
+    store.close()
+    reader.close()
+
+
+async def test_a_postgresql_url_opens_a_store_the_app_closes_at_shutdown(postgres_dsn: str) -> None:
+    app = create_app(DemoAgent(delay=0), store=postgres_dsn)
+    async with app.router.lifespan_context(app):
+        await post_run(app, make_input("add buy milk"))
+        assert [r.title for r in app.state.store.list_threads()] == ["add buy milk"]
+    with pytest.raises(Exception, match="closed"):
+        app.state.store.load("thread-test")
+
+
+def test_two_serve_processes_share_one_postgresql_store(tmp_path: Path, postgres_dsn: str) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    ports = [closed_port(), closed_port()]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "agui_widget", "serve", "--port", str(port), "--store", postgres_dsn],
+            cwd=tmp_path,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for port in ports
+    ]
+    try:
+        urls = [f"http://127.0.0.1:{port}" for port in ports]
+        for url, process in zip(urls, processes):
+            wait_for_health(url, process)
+        first = make_input("add buy milk")
+        httpx.post(urls[0], json=body(first), timeout=30)
+        saved = httpx.get(f"{urls[1]}/threads/{first.thread_id}", timeout=10).json()
+        assert [m["role"] for m in saved["messages"]] == ["user", "assistant"]
+        httpx.post(urls[1], json=body(make_input([*saved["messages"], user("show my list")], state=saved["state"])), timeout=30)
+        listing = httpx.get(f"{urls[0]}/threads", timeout=10).json()["threads"]
+        again = httpx.get(f"{urls[0]}/threads/{first.thread_id}", timeout=10).json()
+        assert [t["threadId"] for t in listing] == [first.thread_id] and len(again["messages"]) == 4
+    finally:
+        for process in processes:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)

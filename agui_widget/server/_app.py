@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import inspect
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -240,8 +242,14 @@ async def _save_thread(store: Any, agent_name: str, run_input: RunAgentInput, co
     from .._store import ThreadRecord
 
     record = ThreadRecord.now(run_input.thread_id, agent_name, consumer.messages, consumer.state)
+    save = store.save
+    if "seen" in inspect.signature(save).parameters:
+        # What this run was sent is what its writer saw: a store that merges concurrent writers
+        # (PostgreSQL's) keeps the turns another run of the thread saved meanwhile.
+        seen = [message.model_dump(mode="json", by_alias=True) for message in run_input.messages]
+        save = functools.partial(save, seen=seen)
     try:
-        await asyncio.to_thread(store.save, record)
+        await asyncio.to_thread(save, record)
     except Exception:  # a store that fails must not break the served stream (it has ended already)
         log.exception("agui-widget: could not save thread %s", run_input.thread_id)
 

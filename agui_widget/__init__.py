@@ -11,7 +11,7 @@ from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
 from ._live_context import LiveContext
 from ._run import Run
-from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
+from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent, ReplayAgent
@@ -56,6 +56,7 @@ __all__ = [
     "ReplayAgent",
     "Run",
     "SQLiteThreadStore",
+    "ThreadOwnedElsewhere",
     "ThreadRecord",
     "ThreadStore",
     "__version__",

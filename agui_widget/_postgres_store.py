@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._store import ThreadRecord, title_of
+from ._store import ThreadOwnedElsewhere, ThreadRecord, title_of
 
 if TYPE_CHECKING:
     import psycopg
@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
     from ._store import ThreadStore
 
-SCHEMA_VERSION = 1
-"""The version of the tables below; a database written by a newer one is refused."""
+SCHEMA_VERSION = 2
+"""The version of the tables below (1: threads; 2: a thread's owner, ``user_id``); a database
+written by a newer one is refused."""
 
 INSTALL_HINT = 'the PostgreSQL thread store needs psycopg 3 and psycopg_pool: pip install "agui-widget[postgres]"'
 
@@ -39,7 +40,7 @@ VIEWS_KEPT = 1_000
 
 _MIGRATION_LOCK = 0x61677569  # "agui": one creator of the tables at a time, across workers
 
-_COLUMNS = "thread_id, agent, messages, state, title, updated_at"
+_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id"
 
 
 class PostgresThreadStore:
@@ -108,6 +109,10 @@ class PostgresThreadStore:
             )
             db.execute("CREATE INDEX IF NOT EXISTS agui_threads_by_agent ON agui_threads (agent, updated_at DESC)")
             db.execute("CREATE INDEX IF NOT EXISTS agui_threads_by_time ON agui_threads (updated_at DESC)")
+        if version < 2:
+            db.execute("ALTER TABLE agui_threads ADD COLUMN IF NOT EXISTS user_id TEXT")
+            db.execute("CREATE INDEX IF NOT EXISTS agui_threads_by_user ON agui_threads (user_id, updated_at DESC)")
+        if version < SCHEMA_VERSION:
             db.execute(
                 "INSERT INTO agui_schema (only_row, version) VALUES (TRUE, %s) ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
                 (SCHEMA_VERSION,),
@@ -137,6 +142,10 @@ class PostgresThreadStore:
         Without it, this store object's own last load or save of the thread stands in for it;
         a store object that has neither removes nothing. Each save increments the row's
         ``version``.
+
+        The thread's owner (``record.user``) is set by the first save that names one; a save
+        naming another user raises :class:`~agui_widget._store.ThreadOwnedElsewhere` and writes
+        nothing.
         """
         _check(record)
         state = _dumps(record.state, "state")
@@ -154,15 +163,18 @@ class PostgresThreadStore:
                 (record.thread_id,),
             )
             stored = db.execute(
-                "SELECT messages FROM agui_threads WHERE thread_id = %s FOR UPDATE", (record.thread_id,)
+                "SELECT messages, user_id FROM agui_threads WHERE thread_id = %s FOR UPDATE", (record.thread_id,)
             ).fetchone()
+            owner = stored[1] if stored is not None else None
+            if owner is not None and record.user is not None and owner != record.user:
+                raise ThreadOwnedElsewhere(record.thread_id)
             merged = merge_messages(stored[0] if stored is not None else [], mine, view or frozenset())
             title = record.title
             if merged is not mine and record.title == title_of(mine):
                 title = title_of(merged)  # a title taken from the messages follows the merged ones
             db.execute(
                 """UPDATE agui_threads SET agent = %s, title = %s, messages = %s::json, state = %s::json,
-                     message_count = %s, updated_at = %s, version = version + 1
+                     message_count = %s, updated_at = %s, version = version + 1, user_id = COALESCE(user_id, %s)
                    WHERE thread_id = %s""",
                 (
                     record.agent,
@@ -171,20 +183,27 @@ class PostgresThreadStore:
                     state,
                     len(merged),
                     record.updated_at or time.time(),
+                    record.user,
                     record.thread_id,
                 ),
             )
         self._remember(record.thread_id, mine)
 
-    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
-        """Every thread, newest first (messages included: a listing reads them all)."""
-        query = f"SELECT {_COLUMNS} FROM agui_threads WHERE version > 0"
+    def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]:
+        """Every thread (of ``agent``, of ``user``), newest first (messages included: a listing
+        reads them all)."""
+        conditions = [(column, value) for column, value in (("agent", agent), ("user_id", user)) if value is not None]
+        where = "".join(f" AND {column} = %s" for column, _ in conditions)
+        query = f"SELECT {_COLUMNS} FROM agui_threads WHERE version > 0{where} ORDER BY updated_at DESC"
         with self._pool.connection() as db:
-            if agent is None:
-                rows = db.execute(query + " ORDER BY updated_at DESC").fetchall()
-            else:
-                rows = db.execute(query + " AND agent = %s ORDER BY updated_at DESC", (agent,)).fetchall()
+            rows = db.execute(query, [value for _, value in conditions]).fetchall()
         return [_record_of(row) for row in rows]
+
+    def owner(self, thread_id: str) -> str | None:
+        """The user thread ``thread_id`` belongs to (None: nobody, or no such thread)."""
+        with self._pool.connection() as db:
+            row = db.execute("SELECT user_id FROM agui_threads WHERE thread_id = %s", (thread_id,)).fetchone()
+        return None if row is None else row[0]
 
     def delete(self, thread_id: str) -> None:
         with self._pool.connection() as db:
@@ -266,7 +285,7 @@ def _check(record: ThreadRecord) -> None:
 
 
 def _record_of(row: tuple[Any, ...]) -> ThreadRecord:
-    return ThreadRecord(row[0], row[1], row[2], row[3], row[4], row[5])
+    return ThreadRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6])
 
 
 def _safe_dsn(dsn: str) -> str:

@@ -4,6 +4,11 @@ A store holds :class:`ThreadRecord` values keyed by thread id. :class:`SQLiteThr
 ``sqlite3``, one file, WAL) survives a kernel restart and can be shared by several processes (an
 HTTP server's workers, say); :class:`MemoryThreadStore` lives as long as the process. Anything with
 the four methods of :class:`ThreadStore` works as a store.
+
+A thread may belong to a user (``ThreadRecord.user``: who made it, when a server knows who is
+asking). The owner is set by the first save that names one and never changes: a save naming
+another user is refused with :class:`ThreadOwnedElsewhere`, and a save naming nobody (a notebook's
+chat) keeps the owner. ``list_threads(user=...)`` lists one user's threads.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import sqlite3  # imported when a SQLite store opens: most chats never use one
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""1: the threads table; 2: a thread's owner (``user_id``)."""
 TITLE_LENGTH = 80
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -36,11 +42,23 @@ class ThreadRecord:
     state: Any = None
     title: str = ""
     updated_at: float = 0.0
+    user: str | None = None
+    """Who the thread belongs to (the user a server signed in), or None: nobody in particular."""
 
     @classmethod
-    def now(cls, thread_id: str, agent: str | None, messages: list[dict[str, Any]], state: Any) -> ThreadRecord:
+    def now(
+        cls, thread_id: str, agent: str | None, messages: list[dict[str, Any]], state: Any, user: str | None = None
+    ) -> ThreadRecord:
         """The thread as it is now: titled from its messages, updated at this time."""
-        return cls(thread_id, agent, list(messages), state, title_of(messages), time.time())
+        return cls(thread_id, agent, list(messages), state, title_of(messages), time.time(), user)
+
+
+class ThreadOwnedElsewhere(PermissionError):
+    """A save, by one user, of a thread that belongs to another: nothing was written."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(f"thread {thread_id!r} belongs to another user")
+        self.thread_id = thread_id
 
 
 @runtime_checkable
@@ -51,7 +69,7 @@ class ThreadStore(Protocol):
 
     def save(self, record: ThreadRecord) -> None: ...
 
-    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]: ...
+    def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]: ...
 
     def delete(self, thread_id: str) -> None: ...
 
@@ -84,13 +102,30 @@ class MemoryThreadStore:
 
     def save(self, record: ThreadRecord) -> None:
         _check_record(record)
+        kept = copy.deepcopy(record)
         with self._lock:
-            self._records[record.thread_id] = copy.deepcopy(record)
+            stored = self._records.get(record.thread_id)
+            owner = stored.user if stored is not None else None
+            if owner is not None:
+                if record.user is not None and record.user != owner:
+                    raise ThreadOwnedElsewhere(record.thread_id)
+                kept.user = owner
+            self._records[record.thread_id] = kept
 
-    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
+    def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]:
         with self._lock:
-            records = [copy.deepcopy(r) for r in self._records.values() if agent is None or r.agent == agent]
+            records = [
+                copy.deepcopy(r)
+                for r in self._records.values()
+                if (agent is None or r.agent == agent) and (user is None or r.user == user)
+            ]
         return sorted(records, key=lambda r: r.updated_at, reverse=True)
+
+    def owner(self, thread_id: str) -> str | None:
+        """The user thread ``thread_id`` belongs to (None: nobody, or no such thread)."""
+        with self._lock:
+            record = self._records.get(thread_id)
+            return record.user if record is not None else None
 
     def delete(self, thread_id: str) -> None:
         with self._lock:
@@ -176,6 +211,10 @@ class SQLiteThreadStore:
                 )"""
             )
             db.execute("CREATE INDEX IF NOT EXISTS threads_by_agent ON threads (agent, updated_at)")
+        if version < 2:
+            db.execute("ALTER TABLE threads ADD COLUMN user_id TEXT")
+            db.execute("CREATE INDEX IF NOT EXISTS threads_by_user ON threads (user_id, updated_at)")
+        if version < SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def load(self, thread_id: str) -> ThreadRecord | None:
@@ -188,12 +227,15 @@ class SQLiteThreadStore:
         messages = json.dumps(record.messages, ensure_ascii=False)
         state = json.dumps(record.state, ensure_ascii=False)
         with self._transaction() as db:
-            db.execute(
-                """INSERT INTO threads (thread_id, agent, title, messages, state, message_count, updated_at)
-                   VALUES (?, ?, ?, ?, ?, ?, ?)
+            # One statement: the owner check and the write are atomic, also across processes.
+            written = db.execute(
+                """INSERT INTO threads (thread_id, agent, title, messages, state, message_count, updated_at, user_id)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                    ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, title = excluded.title,
                      messages = excluded.messages, state = excluded.state,
-                     message_count = excluded.message_count, updated_at = excluded.updated_at""",
+                     message_count = excluded.message_count, updated_at = excluded.updated_at,
+                     user_id = COALESCE(threads.user_id, excluded.user_id)
+                   WHERE threads.user_id IS NULL OR excluded.user_id IS NULL OR threads.user_id = excluded.user_id""",
                 (
                     record.thread_id,
                     record.agent,
@@ -202,18 +244,28 @@ class SQLiteThreadStore:
                     state,
                     len(record.messages),
                     record.updated_at or time.time(),
+                    record.user,
                 ),
-            )
+            ).rowcount
+        if written == 0:
+            raise ThreadOwnedElsewhere(record.thread_id)
 
-    def list_threads(self, agent: str | None = None) -> list[ThreadRecord]:
-        """Every thread, newest first (messages included: a listing reads them all)."""
-        query = f"SELECT {_COLUMNS} FROM threads"
+    def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]:
+        """Every thread (of ``agent``, of ``user``), newest first (messages included: a listing
+        reads them all)."""
+        conditions = [(column, value) for column, value in (("agent", agent), ("user_id", user)) if value is not None]
+        where = " WHERE " + " AND ".join(f"{column} = ?" for column, _ in conditions) if conditions else ""
         with self._transaction() as db:
             rows = db.execute(
-                query + (" WHERE agent = ?" if agent is not None else "") + " ORDER BY updated_at DESC",
-                (agent,) if agent is not None else (),
+                f"SELECT {_COLUMNS} FROM threads{where} ORDER BY updated_at DESC", [value for _, value in conditions]
             ).fetchall()
         return [_record_of(row) for row in rows]
+
+    def owner(self, thread_id: str) -> str | None:
+        """The user thread ``thread_id`` belongs to (None: nobody, or no such thread)."""
+        with self._transaction() as db:
+            row = db.execute("SELECT user_id FROM threads WHERE thread_id = ?", (thread_id,)).fetchone()
+        return None if row is None else row[0]
 
     def delete(self, thread_id: str) -> None:
         with self._transaction() as db:
@@ -260,11 +312,11 @@ def open_store(spec: str | os.PathLike[str] | ThreadStore | None) -> ThreadStore
     return spec
 
 
-_COLUMNS = "thread_id, agent, messages, state, title, updated_at"
+_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id"
 
 
 def _record_of(row: tuple[Any, ...]) -> ThreadRecord:
-    return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5])
+    return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5], row[6])
 
 
 def _check_record(record: ThreadRecord) -> None:
@@ -272,4 +324,12 @@ def _check_record(record: ThreadRecord) -> None:
         raise ValueError("a thread record needs a non-empty thread_id")
 
 
-__all__ = ["MemoryThreadStore", "SQLiteThreadStore", "ThreadRecord", "ThreadStore", "open_store", "title_of"]
+__all__ = [
+    "MemoryThreadStore",
+    "SQLiteThreadStore",
+    "ThreadOwnedElsewhere",
+    "ThreadRecord",
+    "ThreadStore",
+    "open_store",
+    "title_of",
+]

@@ -221,6 +221,51 @@ def test_a_store_object_on_the_same_threads_sees_what_another_saved(shared_store
     assert first.load("t1") is None and first.list_threads() == []
 
 
+def test_threads_are_listed_per_user(store):
+    store.save(record("a1", "planner", updated_at=1.0, user="alice"))
+    store.save(record("b1", "planner", updated_at=2.0, user="bob"))
+    store.save(record("a2", "coder", updated_at=3.0, user="alice"))
+    store.save(record("nobodys", "planner", updated_at=4.0))
+    assert [r.thread_id for r in store.list_threads(user="alice")] == ["a2", "a1"]
+    assert [r.thread_id for r in store.list_threads("planner", user="alice")] == ["a1"]
+    assert [r.thread_id for r in store.list_threads(user="carol")] == []
+    assert [r.thread_id for r in store.list_threads()] == ["nobodys", "a2", "b1", "a1"]
+    assert store.load("a1").user == "alice" and store.load("nobodys").user is None
+
+
+def test_the_first_owner_keeps_the_thread(store):
+    from agui_widget import ThreadOwnedElsewhere
+
+    store.save(record("t1", updated_at=1.0))  # nobody's yet (a notebook's chat, say)
+    assert store.owner("t1") is None
+    store.save(record("t1", updated_at=2.0, user="alice"))  # the first user to name it owns it
+    taken = record("t1", updated_at=3.0, user="bob")
+    taken.messages = [{"id": "u9", "role": "user", "content": "mine now"}]
+    with pytest.raises(ThreadOwnedElsewhere, match="belongs to another user"):
+        store.save(taken)
+    assert store.load("t1") == record("t1", updated_at=2.0, user="alice")  # nothing of bob's was written
+    store.save(record("t1", updated_at=4.0))  # a writer that names nobody keeps the owner
+    assert store.owner("t1") == "alice" and store.owner("missing") is None
+    assert isinstance(ThreadOwnedElsewhere("t1"), PermissionError)
+
+
+def test_a_first_version_sqlite_file_gains_owners_and_keeps_its_threads(tmp_path):
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            """CREATE TABLE threads (thread_id TEXT PRIMARY KEY, agent TEXT, title TEXT NOT NULL DEFAULT '',
+               messages TEXT NOT NULL, state TEXT NOT NULL, message_count INTEGER NOT NULL DEFAULT 0, updated_at REAL NOT NULL)"""
+        )
+        db.execute("INSERT INTO threads VALUES ('old', 'planner', 'Plan', '[]', '{}', 0, 1.0)")
+        db.execute("PRAGMA user_version = 1")
+    store = SQLiteThreadStore(path)
+    assert store.load("old") == ThreadRecord("old", "planner", [], {}, "Plan", 1.0)
+    store.save(record("old", user="alice"))
+    assert [r.thread_id for r in store.list_threads(user="alice")] == ["old"]
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+
+
 # PostgreSQL
 
 
@@ -255,6 +300,27 @@ def test_workers_starting_together_create_the_schema_once(postgres_dsn):
     assert failures == [] and len(stores) == 6
     for store in stores:
         store.close()
+
+
+def test_a_first_version_postgres_database_gains_owners_and_keeps_its_threads(postgres_dsn):
+    import psycopg
+
+    with psycopg.connect(postgres_dsn) as db:
+        db.execute("CREATE TABLE agui_schema (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE, version INTEGER NOT NULL)")
+        db.execute("INSERT INTO agui_schema (version) VALUES (1)")
+        db.execute(
+            """CREATE TABLE agui_threads (thread_id TEXT PRIMARY KEY, agent TEXT, title TEXT NOT NULL DEFAULT '',
+               messages JSON NOT NULL, state JSON NOT NULL, message_count INTEGER NOT NULL DEFAULT 0,
+               updated_at DOUBLE PRECISION NOT NULL, version BIGINT NOT NULL DEFAULT 1)"""
+        )
+        db.execute("""INSERT INTO agui_threads VALUES ('old', 'planner', 'Plan', '[]', '{}', 0, 1.0, 1)""")
+    store = PostgresThreadStore(postgres_dsn)
+    assert store.load("old") == ThreadRecord("old", "planner", [], {}, "Plan", 1.0)
+    store.save(record("old", user="alice"))
+    assert [r.thread_id for r in store.list_threads(user="alice")] == ["old"]
+    with psycopg.connect(postgres_dsn) as db:
+        assert db.execute("SELECT version FROM agui_schema").fetchall() == [(2,)]
+    store.close()
 
 
 def test_a_database_of_a_newer_schema_is_refused_with_what_to_do(postgres_dsn):

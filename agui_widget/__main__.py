@@ -58,6 +58,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="largest request body accepted, in bytes (default 10 MiB; 0 for no limit)",
     )
+    parser.add_argument(
+        "--token",
+        default=None,
+        metavar="TOKEN",
+        help="require 'Authorization: Bearer TOKEN' on every request but /health (default: $AGUI_WIDGET_TOKEN; "
+        "prefer the variable, a command line is visible to other users of the machine)",
+    )
+    parser.add_argument(
+        "--tokens",
+        default=None,
+        metavar="FILE",
+        help="a token per user: a file of 'USER TOKEN' lines, or a JSON object {user: token} (default: "
+        "$AGUI_WIDGET_TOKENS); each user sees only their own threads",
+    )
+    parser.add_argument(
+        "--max-runs-per-user",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs one user (or one address, without tokens) may stream at once per worker; more get HTTP 429",
+    )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 
 

@@ -19,6 +19,7 @@ from ag_ui.core import BaseEvent, RunAgentInput
 
 if TYPE_CHECKING:
     from ._run import Run
+    from .server._runs import ServedRun
 
 log = logging.getLogger("agui_widget")
 
@@ -29,6 +30,10 @@ Guard = Callable[[Any], bool | str | Awaitable[bool | str | None] | None]
 
 DEFAULT_REFUSAL = "This message was not sent to the agent."
 
+INPUT_REFUSED = "input_refused"
+"""The ``RUN_ERROR`` code of a turn an input guard refused before the agent saw it: a served
+app's guard (``create_app(guard=...)``) answers so, and a chat shows such a turn as refused."""
+
 
 @dataclass(frozen=True)
 class ErrorInfo:
@@ -36,7 +41,8 @@ class ErrorInfo:
 
     message: str
     code: str
-    run: Run
+    run: Run | ServedRun
+    """The notebook's turn, or the served run (``create_app``)."""
     exception: BaseException | None = None
 
 
@@ -59,7 +65,7 @@ class Hooks:
         if self.on_run_start is not None:
             call_hook("on_run_start", self.on_run_start, run_input)
 
-    def run_end(self, run: Run) -> None:
+    def run_end(self, run: Run | ServedRun) -> None:
         if self.on_run_end is not None:
             call_hook("on_run_end", self.on_run_end, run)
 
@@ -133,4 +139,4 @@ async def check_guard(guard: Guard, content: Any) -> str | None:
     return f"The input guard returned {type(verdict).__name__}, not None, a bool or a reason; the message was not sent."
 
 
-__all__ = ["DEFAULT_REFUSAL", "ErrorInfo", "Guard", "Hook", "Hooks", "call_hook", "check_guard"]
+__all__ = ["DEFAULT_REFUSAL", "INPUT_REFUSED", "ErrorInfo", "Guard", "Hook", "Hooks", "call_hook", "check_guard"]

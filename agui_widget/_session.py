@@ -43,7 +43,7 @@ from ._consumer import EventConsumer
 from ._content import answer_dangling_calls, to_json_text
 from ._errors import describe_exception
 from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
-from ._hooks import ErrorInfo, Guard, Hooks, check_guard
+from ._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
@@ -417,8 +417,8 @@ class Session:
                 if ended == "cancelled":
                     final = "cancelled"
                     break
-                if ended == "error":
-                    final = "error"
+                if ended in ("error", "refused"):
+                    final = ended
                     break
                 if ended == "wait":
                     answers = await self._wait_for_answers(run)
@@ -533,7 +533,9 @@ class Session:
         self.listener.session_context(read)
         return [entry for entry in read if entry is not None]
 
-    async def _one_run(self, run: Run, resume: list[ResumeEntry] | None) -> Literal["done", "wait", "error", "cancelled"]:
+    async def _one_run(
+        self, run: Run, resume: list[ResumeEntry] | None
+    ) -> Literal["done", "wait", "error", "cancelled", "refused"]:
         """One AG-UI run: stream the agent's events through the pipeline into the transcript."""
         run_input = RunAgentInput(
             thread_id=self.thread_id,
@@ -607,8 +609,13 @@ class Session:
         self._close_stream(stream)
         self._end_run(consumer, start_index)
         if consumer.last_run_error is not None:
-            run.error = consumer.last_run_error.message or "the run failed"
-            self.hooks.error(ErrorInfo(run.error, consumer.last_run_error.code or "agent_error", run))
+            error = consumer.last_run_error
+            if error.code == INPUT_REFUSED and len(run.run_ids) == 1 and len(self.messages) == start_index:
+                # a served app's guard refused the message before its agent saw it: as a guard here would
+                self._mark_refused(run, error.message or DEFAULT_REFUSAL)
+                return "refused"
+            run.error = error.message or "the run failed"
+            self.hooks.error(ErrorInfo(run.error, error.code or "agent_error", run))
             self._answer_dangling_tool_calls()
             return "error"
         return "wait" if self._collect_pending(consumer) else "done"
@@ -655,6 +662,11 @@ class Session:
         reason = await check_guard(self.guard, run.user_message["content"])
         if reason is None or run._stopped:
             return False
+        self._mark_refused(run, reason)
+        return True
+
+    def _mark_refused(self, run: Run, reason: str) -> None:
+        """The turn's message was refused: it is marked so (and never sent again), and the views told."""
         run.refused = reason
         for index in range(len(self.messages) - 1, -1, -1):
             message = self.messages[index]
@@ -664,7 +676,6 @@ class Session:
                 self.listener.session_messages(index)
                 break
         self.listener.session_notice("warning", f"Not sent: {reason}")
-        return True
 
     def _consume_closing(self, run: Run, consumer: EventConsumer, closing: list[BaseEvent]) -> None:
         for event in closing:

@@ -22,7 +22,7 @@ from ._ids import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
 from ._transport import soon
 from .adapters import as_agent
-from .adapters._remote import agents_at
+from .adapters._remote import RemoteAgent, agents_at
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -55,12 +55,18 @@ class Threads:
         thread_id: str | None,
         messages: list[dict[str, Any]] | None,
         state: Any,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         """Precedence when the store already holds the thread: the stored transcript and state
         win, except what the caller gave explicitly (``messages=``, ``state=``), which replaces
-        the stored value with a warning when they differ."""
-        if isinstance(agent, str) and agent.startswith(("http://", "https://")):
-            agent = agents_at(agent) or agent  # a server of several agents: one picker entry each
+        the stored value with a warning when they differ. ``headers`` go with every request to a
+        URL agent (a bearer token, say)."""
+        is_url = isinstance(agent, str) and agent.startswith(("http://", "https://"))
+        if headers is not None and not is_url:
+            raise TypeError("headers= is for an agent given by its URL; for another agent, pass RemoteAgent(url, headers=...)")
+        if is_url:
+            # a server of several agents: one picker entry each
+            agent = agents_at(agent, headers=headers) or (agent if headers is None else RemoteAgent(agent, headers=headers))
         self.agents: dict[str, Any] = _agents_of(agent) or {}
         self.agent_name: str | None = next(iter(self.agents)) if self.agents else None
         runnable = self.agents[self.agent_name] if self.agent_name else as_agent(agent)

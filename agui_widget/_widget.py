@@ -132,13 +132,14 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         attachments: bool | Mapping[str, Any] | AttachmentPolicy = True,
         keep_conversation: bool | None = None,
         record: str | os.PathLike[str] | None = None,
+        headers: Mapping[str, str] | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
             raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
         hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
         given = None if messages is None else normalize_messages(messages)
-        self._threads = Threads(agent, store, thread_id, given, state)
+        self._threads = Threads(agent, store, thread_id, given, state, headers)
         start = self._threads.start
         predict_rules = coerce_rules(predict_state)
         policy = AttachmentPolicy.of(attachments)

@@ -346,9 +346,12 @@ DISCOVERY_TIMEOUT = 3.0
 """Seconds ``AgentChat(url)`` waits for a server's agent list before treating the URL as one agent."""
 
 
-def agents_at(url: str, *, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, RemoteAgent] | None:
+def agents_at(
+    url: str, *, timeout: float = DISCOVERY_TIMEOUT, headers: Mapping[str, str] | None = None
+) -> dict[str, RemoteAgent] | None:
     """The agents a server lists at ``{url}/agents`` (``agui-widget serve``, ``create_app``) when
-    it lists several: each at its own endpoint, for the chat's agent picker.
+    it lists several: each at its own endpoint, for the chat's agent picker. ``headers`` go with
+    the listing request and every run (credentials, say).
 
     None when the URL is one agent: a server that lists one agent or none, any other AG-UI
     endpoint (no such list), or a server that cannot be reached now (its first run will say why).
@@ -357,7 +360,7 @@ def agents_at(url: str, *, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, Remo
 
     listing = url.rstrip("/") + "/agents"
     try:
-        response = httpx.get(listing, timeout=timeout)
+        response = httpx.get(listing, timeout=timeout, headers=dict(headers or {}))
         entries = response.json().get("agents") if response.status_code == 200 else None
     except (httpx.HTTPError, ValueError, AttributeError) as exc:
         log.debug("agui-widget: no agent list at %s (%s); one agent there", listing, exc)
@@ -372,5 +375,7 @@ def agents_at(url: str, *, timeout: float = DISCOVERY_TIMEOUT) -> dict[str, Remo
             log.warning("agui-widget: %s lists an agent this chat cannot use (%r); one agent at %s", listing, entry, url)
             return None
         description = entry.get("description")
-        agents[name] = RemoteAgent(urljoin(url, path), name=name, description=description if isinstance(description, str) else "")
+        agents[name] = RemoteAgent(
+            urljoin(url, path), headers=headers, name=name, description=description if isinstance(description, str) else ""
+        )
     return agents

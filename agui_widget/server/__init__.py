@@ -11,5 +11,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError('agui_widget.server needs FastAPI: pip install "agui-widget[server]"') from exc
 
 from ._app import ServedAgent, create_app
+from ._auth import bearer_tokens
+from ._runs import ServedRun
 
-__all__ = ["ServedAgent", "create_app"]
+__all__ = ["ServedAgent", "ServedRun", "bearer_tokens", "create_app"]

@@ -7,9 +7,9 @@ import contextlib
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -18,15 +18,18 @@ from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
-from starlette.responses import StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .._consumer import EventConsumer
+from .._eventlog import EventLog
+from .._hooks import ErrorInfo, Guard, Hook, Hooks, check_guard
 from ..adapters import Agent, as_agent
+from ._auth import Auth, AuthMiddleware, auth_hook, user_of
 from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit, run_route
+from ._runs import RETRY_AFTER_SECONDS, RefusedTurn, RunLimiter, ServedRun, mark_refused, turn_content
 from ._stream import consumer_for, served_chunks
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "ServedAgent", "create_app"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "ServedAgent", "ServedRun", "create_app"]
 
 log = logging.getLogger("agui_widget")
 
@@ -51,19 +54,33 @@ class EventStreamResponse(StreamingResponse):
     Starlette only watches for ``http.disconnect`` on servers older than ASGI 2.4; on newer ones
     a disconnect shows only when the next chunk is written, which may be minutes away while a
     model thinks. Watching ``receive`` always cancels the run as soon as the client goes.
+
+    Whatever way the response ends, its body is closed before ``on_close`` is called (once): the
+    run's own cleanup (hooks, the run slot) never waits for the garbage collector.
     """
 
+    on_close: Callable[[], None] | None = None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async with anyio.create_task_group() as group:
+        try:
+            async with anyio.create_task_group() as group:
 
-            async def stream() -> None:
-                with contextlib.suppress(OSError):  # the client went away mid-write
-                    await self.stream_response(send)
+                async def stream() -> None:
+                    with contextlib.suppress(OSError):  # the client went away mid-write
+                        await self.stream_response(send)
+                    group.cancel_scope.cancel()
+
+                group.start_soon(stream)
+                await self.listen_for_disconnect(receive)
                 group.cancel_scope.cancel()
-
-            group.start_soon(stream)
-            await self.listen_for_disconnect(receive)
-            group.cancel_scope.cancel()
+        finally:
+            with anyio.CancelScope(shield=True):
+                aclose = getattr(self.body_iterator, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+                on_close, self.on_close = self.on_close, None
+                if on_close is not None:
+                    on_close()
 
 
 def create_app(
@@ -75,6 +92,13 @@ def create_app(
     descriptions: Mapping[str, str] | None = None,
     title: str = "agui-widget agents",
     max_body_bytes: int | None = DEFAULT_MAX_BODY_BYTES,
+    auth: str | Mapping[str, str] | Auth | None = None,
+    max_runs_per_user: int | None = None,
+    guard: Guard | None = None,
+    on_run_start: Hook | None = None,
+    on_event: Hook | None = None,
+    on_run_end: Hook | None = None,
+    on_error: Hook | None = None,
 ) -> FastAPI:
     """A FastAPI app serving one agent, or several by name, over AG-UI (POST → SSE).
 
@@ -95,12 +119,31 @@ def create_app(
     travels with every run, so long chats with images grow); a larger body gets HTTP 413 before it
     is read whole. None lifts the limit (for a gateway in front that enforces its own). A request
     holding a lone UTF-16 surrogate gets HTTP 422: no reply could ever carry it back.
+
+    ``auth``: who may call the app (open by default): a bearer token, a dict of user id → token,
+    or a hook ``auth(request) -> user id | None`` (see ``_auth``). A refusal is a JSON 401 or
+    403, never a stream; ``GET {path}health`` stays open. With a store, each thread belongs to
+    the user who made it: another user can neither list, read nor continue it (403).
+
+    ``max_runs_per_user``: how many runs one user (or one client address, without ``auth``) may
+    stream at once in this process; one more gets HTTP 429 with ``Retry-After``.
+
+    ``guard``, ``on_run_start``, ``on_event``, ``on_run_end``, ``on_error``: the input guard and
+    the hooks of ``AgentChat``, called the same way (``on_run_end`` and ``on_error`` get a
+    :class:`ServedRun`). A refused message gets a run that ends in ``RUN_ERROR`` with the guard's
+    reason and the code ``input_refused``.
     """
     limit = check_body_limit(max_body_bytes)
     served = _served_agents(agent_or_agents, descriptions or {})
     prefix = "/" + path.strip("/")
     base = prefix.rstrip("/")
     thread_store = _open_store(store)
+    if guard is not None and not callable(guard):
+        raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
+    hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
+    keep_events = on_run_end is not None or on_error is not None
+    limiter = RunLimiter(max_runs_per_user)
+    authenticate = auth_hook(auth)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -113,6 +156,9 @@ def create_app(
     app = FastAPI(title=title, description="AG-UI agents served by agui-widget.", lifespan=lifespan)
     app.state.agents = served
     app.state.store = thread_store
+    app.state.limiter = limiter
+    if authenticate is not None:  # added before CORS, so CORS is outside it: preflights and 401s get CORS headers
+        app.add_middleware(AuthMiddleware, hook=authenticate, open_paths=frozenset({f"{base}/health"}))
     if cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -131,26 +177,82 @@ def create_app(
         detail = f"The request body is not a valid AG-UI RunAgentInput ({where})."
         return JSONResponse(status_code=422, content={"detail": detail, "errors": errors})
 
-    def run_response(entry: ServedAgent, run_input: RunAgentInput, request: Request) -> StreamingResponse:
+    async def run_response(entry: ServedAgent, run_input: RunAgentInput, request: Request) -> Response:
+        user = user_of(request)
+        if thread_store is not None and user is not None:
+            owner = await asyncio.to_thread(_owner, thread_store, run_input.thread_id)
+            if owner is not None and owner != user:
+                return _thread_refusal(run_input.thread_id)
+        slot = user if user is not None else f"address:{request.client.host if request.client else '?'}"
+        if not limiter.acquire(slot):
+            detail = (
+                f"Too many runs at once: at most {limiter.max_runs} per user on this server. "
+                "Wait for one to finish, then try again."
+            )
+            return JSONResponse({"detail": detail}, status_code=429, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+        try:
+            return await streamed_run(entry, run_input, request, user, slot)
+        except BaseException:
+            limiter.release(slot)
+            raise
+
+    async def streamed_run(
+        entry: ServedAgent, run_input: RunAgentInput, request: Request, user: str | None, slot: str
+    ) -> StreamingResponse:
         # None is the encoder's own default; its signature says `accept: str = None`
         encoder = EventEncoder(accept=request.headers.get("accept"))  # type: ignore[arg-type]
         consumer = consumer_for(run_input)
+        run = ServedRun(run_input.run_id, run_input.thread_id, entry.name, user, run_input)
+        run.event_log = EventLog() if keep_events else None
+        agent: Agent = entry.agent
+        if guard is not None:
+            content = turn_content(run_input)
+            reason = None if content is None else await check_guard(guard, content)
+            if reason is not None:
+                run.refused = reason
+                agent = RefusedTurn(reason)
+        if run.refused is None:
+            hooks.run_start(run_input)
+        observe = run.refused is None and (keep_events or hooks.on_event is not None)
 
         def encode(event: BaseEvent) -> bytes:
             encoded: str | bytes = encoder.encode(event)
+            if observe:
+                if run.event_log is not None:
+                    run.event_log.extend((event,))
+                hooks.events([event])
             return encoded if isinstance(encoded, bytes) else encoded.encode("utf-8")
 
         async def body() -> AsyncIterator[bytes]:
-            async for chunk in served_chunks(entry.agent, run_input, consumer, encode):
-                yield chunk
+            chunks = cast("AsyncGenerator[bytes, None]", served_chunks(agent, run_input, consumer, encode))
+            async with contextlib.aclosing(chunks):
+                async for chunk in chunks:
+                    yield chunk
             if thread_store is not None:
-                await _save_thread(thread_store, entry.name, run_input, consumer)
+                messages = consumer.messages if run.refused is None else mark_refused(consumer.messages, run.refused)
+                await _save_thread(thread_store, entry.name, run_input, messages, consumer.state, user)
 
-        return EventStreamResponse(
+        def ended() -> None:
+            limiter.release(slot)
+            error = consumer.last_run_error
+            if run.refused is not None:
+                run.status = "refused"
+            elif error is not None:
+                run.status, run.error = "error", error.message
+                hooks.error(ErrorInfo(error.message, error.code or "agent_error", run))
+            elif consumer.last_run_finished is not None:
+                run.status = "finished"
+            else:
+                run.status = "cancelled"  # the client left before the run ended
+            hooks.run_end(run)
+
+        response = EventStreamResponse(
             body(),
             media_type=encoder.get_content_type(),
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
+        response.on_close = ended
+        return response
 
     def lookup(name: str) -> ServedAgent:
         entry = served.get(name)
@@ -164,12 +266,12 @@ def create_app(
         (single,) = served.values()
 
         @runs.post(prefix, summary="Run the agent (AG-UI: RunAgentInput in, an SSE event stream out)")
-        async def run_single(input: RunAgentInput, request: Request) -> StreamingResponse:
-            return run_response(single, input, request)
+        async def run_single(input: RunAgentInput, request: Request) -> Response:
+            return await run_response(single, input, request)
 
     @runs.post(f"{base}/agents/{{name}}", summary="Run the named agent (AG-UI)")
-    async def run_named(name: str, input: RunAgentInput, request: Request) -> StreamingResponse:
-        return run_response(lookup(name), input, request)
+    async def run_named(name: str, input: RunAgentInput, request: Request) -> Response:
+        return await run_response(lookup(name), input, request)
 
     app.include_router(runs)
 
@@ -188,17 +290,20 @@ def create_app(
 
     if thread_store is not None:
 
-        @app.get(f"{base}/threads", summary="Saved threads (without their messages)")
-        async def list_threads(agent: str | None = None) -> dict[str, Any]:
-            records = await asyncio.to_thread(thread_store.list_threads, agent)
+        @app.get(f"{base}/threads", summary="Saved threads (without their messages); with auth, the caller's own")
+        async def list_threads(request: Request, agent: str | None = None) -> dict[str, Any]:
+            records = await asyncio.to_thread(_threads_of, thread_store, agent, user_of(request))
             return {"threads": [_record_summary(record) for record in records]}
 
         @app.get(f"{base}/threads/{{thread_id}}", summary="One saved thread: transcript and state")
-        async def get_thread(thread_id: str) -> dict[str, Any]:
+        async def get_thread(thread_id: str, request: Request) -> Response:
             record = await asyncio.to_thread(thread_store.load, thread_id)
             if record is None:
                 raise HTTPException(404, f"No saved thread {thread_id!r}.")
-            return {**_record_summary(record), "messages": record.messages, "state": record.state}
+            user = user_of(request)
+            if user is not None and getattr(record, "user", None) not in (None, user):
+                return _thread_refusal(thread_id)
+            return JSONResponse({**_record_summary(record), "messages": record.messages, "state": record.state})
 
     return app
 
@@ -237,11 +342,13 @@ def _open_store(store: Any) -> Any:
     return open_store(store)
 
 
-async def _save_thread(store: Any, agent_name: str, run_input: RunAgentInput, consumer: EventConsumer) -> None:
-    """Persist what the run left: the whole transcript and state of its thread."""
+async def _save_thread(
+    store: Any, agent_name: str, run_input: RunAgentInput, messages: list[dict[str, Any]], state: Any, user: str | None
+) -> None:
+    """Persist what the run left: the whole transcript and state of its thread, as ``user``'s."""
     from .._store import ThreadRecord
 
-    record = ThreadRecord.now(run_input.thread_id, agent_name, consumer.messages, consumer.state)
+    record = ThreadRecord.now(run_input.thread_id, agent_name, messages, state, user)
     save = store.save
     if "seen" in inspect.signature(save).parameters:
         # What this run was sent is what its writer saw: a store that merges concurrent writers
@@ -252,6 +359,32 @@ async def _save_thread(store: Any, agent_name: str, run_input: RunAgentInput, co
         await asyncio.to_thread(save, record)
     except Exception:  # a store that fails must not break the served stream (it has ended already)
         log.exception("agui-widget: could not save thread %s", run_input.thread_id)
+
+
+def _owner(store: Any, thread_id: str) -> str | None:
+    """Who a stored thread belongs to (None: nobody in particular, or not stored)."""
+    owner = getattr(store, "owner", None)
+    if callable(owner):  # the built-in stores read one column
+        found: str | None = owner(thread_id)
+        return found
+    record = store.load(thread_id)
+    return getattr(record, "user", None) if record is not None else None
+
+
+def _threads_of(store: Any, agent: str | None, user: str | None) -> list[Any]:
+    """The threads to list: every one without auth, the user's own with it (a store of its own
+    that knows no users is filtered here)."""
+    if user is None:
+        records: list[Any] = store.list_threads(agent)
+        return records
+    if "user" in inspect.signature(store.list_threads).parameters:
+        records = store.list_threads(agent, user=user)
+        return records
+    return [record for record in store.list_threads(agent) if getattr(record, "user", None) == user]
+
+
+def _thread_refusal(thread_id: str) -> JSONResponse:
+    return JSONResponse({"detail": f"Thread {thread_id!r} belongs to another user."}, status_code=403)
 
 
 def _record_summary(record: Any) -> dict[str, Any]:

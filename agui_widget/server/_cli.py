@@ -20,6 +20,12 @@ from ._request import DEFAULT_MAX_BODY_BYTES
 SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
 """Carries the command's options to worker processes (uvicorn starts each from an import string)."""
 
+TOKEN_VARIABLE = "AGUI_WIDGET_TOKEN"
+"""The shared token, when ``--token`` is not given (a command line is visible to every user)."""
+
+TOKENS_VARIABLE = "AGUI_WIDGET_TOKENS"
+"""The file of a token per user, when ``--tokens`` is not given."""
+
 
 def serve(args: argparse.Namespace) -> int:
     """Build the app (checking every target first) and run uvicorn until interrupted."""
@@ -29,6 +35,9 @@ def serve(args: argparse.Namespace) -> int:
         "cors_origins": args.cors_origin,
         "store": args.store,
         "max_body_bytes": getattr(args, "max_body_bytes", None),
+        "token": getattr(args, "token", None) or os.environ.get(TOKEN_VARIABLE) or None,
+        "tokens": getattr(args, "tokens", None) or os.environ.get(TOKENS_VARIABLE) or None,
+        "max_runs_per_user": getattr(args, "max_runs_per_user", None),
         "cwd": os.getcwd(),
     }
     app = app_from_spec(spec)  # fail here, once, with a clear message, before any worker starts
@@ -69,7 +78,60 @@ def app_from_spec(spec: dict[str, Any]) -> FastAPI:
         cors_origins=spec.get("cors_origins") or (),
         store=spec.get("store"),
         max_body_bytes=body_limit(spec.get("max_body_bytes")),
+        auth=auth_of(spec.get("token"), spec.get("tokens"), cwd),
+        max_runs_per_user=runs_limit(spec.get("max_runs_per_user")),
     )
+
+
+def auth_of(token: str | None, tokens_file: str | None, cwd: str) -> str | dict[str, str] | None:
+    """``--token`` and ``--tokens`` as ``create_app(auth=...)`` takes them (None: an open server)."""
+    if token is not None and tokens_file is not None:
+        raise SystemExit("agui-widget serve: give --token (one shared token) or --tokens (a token per user), not both")
+    if token is not None:
+        if not token.strip() or " " in token.strip():
+            raise SystemExit("agui-widget serve: --token needs a token without spaces")
+        return token.strip()
+    if tokens_file is None:
+        return None
+    return read_tokens(Path(cwd, tokens_file))
+
+
+def read_tokens(path: Path) -> dict[str, str]:
+    """User id → token from a file of ``USER TOKEN`` lines (``#`` starts a comment) or a JSON object."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"agui-widget serve: cannot read the tokens file {path}: {exc.strerror or exc}") from exc
+    if text.lstrip().startswith("{"):
+        try:
+            table = json.loads(text)
+        except ValueError as exc:
+            raise SystemExit(f"agui-widget serve: {path} is not valid JSON ({exc})") from exc
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
+            raise SystemExit(f"agui-widget serve: {path} must map each user id to a token (strings)")
+        tokens: dict[str, str] = table
+    else:
+        tokens = {}
+        for number, line in enumerate(text.splitlines(), 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if len(words) != 2:
+                raise SystemExit(f"agui-widget serve: {path}, line {number}: expected 'USER TOKEN'")
+            user, token = words
+            if user in tokens:
+                raise SystemExit(f"agui-widget serve: {path}, line {number}: {user!r} is listed twice")
+            tokens[user] = token
+    if not tokens:
+        raise SystemExit(f"agui-widget serve: {path} lists no tokens")
+    return tokens
+
+
+def runs_limit(option: int | None) -> int | None:
+    """``--max-runs-per-user`` as ``create_app`` takes it."""
+    if option is not None and option < 1:
+        raise SystemExit(f"agui-widget serve: --max-runs-per-user is a number of runs, at least 1 (got {option})")
+    return option
 
 
 def body_limit(option: int | None) -> int | None:

@@ -138,6 +138,22 @@ describe("the error banner", () => {
     assert.deepEqual(model.sentOf("regenerate"), [{ kind: "regenerate" }]);
   });
 
+  it("stays away when a served app's guard refused the message (the message says Not sent)", async () => {
+    const { model, el } = await connected([{ id: "u1", role: "user", content: "my password is 1234" }]);
+    model.set("status", "running");
+    model.kernel({
+      kind: "events",
+      events: [ev.runStarted(), { type: "RUN_ERROR", message: "Please don't paste passwords.", code: "input_refused" }],
+    });
+    await settle();
+    model.set("status", "idle");
+    await settle();
+    assert.equal(el.querySelector(".agui-transcript [role=alert]"), null);
+    model.kernel({ kind: "events", events: [ev.runStarted("r2"), { type: "RUN_ERROR", message: "The model is down.", code: "network" }] });
+    await settle();
+    assert.match(el.querySelector(".agui-transcript [role=alert]")?.textContent ?? "", /The model is down/);
+  });
+
   it("comes back from the error trait after a reload", async () => {
     const model = new FakeModel({ status: "error", error: "It broke" });
     const { el } = await connected([{ id: "u1", role: "user", content: "hi" }], model);

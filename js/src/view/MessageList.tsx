@@ -274,6 +274,10 @@ export function QueuedList() {
   );
 }
 
+/** RUN_ERROR's code for a message a served app's input guard refused: the message shows "Not
+ * sent" (the kernel marks it refused), so it is no error to retry. */
+const INPUT_REFUSED = "input_refused";
+
 /** The latest run's error (RUN_ERROR, or the `error` trait after a reload), with Retry. */
 export function ErrorBanner() {
   const { conn, follower } = useView();
@@ -282,7 +286,8 @@ export function ErrorBanner() {
   const status = useTrait("status");
   const live = useLive();
   const run = conn.mirror.run;
-  const text = run.error || (run.active ? "" : traitError);
+  const refused = run.errorCode === INPUT_REFUSED;
+  const text = (refused ? "" : run.error) || (run.active ? "" : traitError);
   if (!text) return null;
   const busy = status === "running" || status === "waiting";
   return (

@@ -60,6 +60,7 @@ lint: setup
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py
+	$(PY) benchmarks/state_cost.py
 	$(PY) benchmarks/run_start.py
 	$(PY) benchmarks/import_time.py
 	$(PY) benchmarks/memory.py

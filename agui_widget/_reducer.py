@@ -18,22 +18,15 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import jsonpatch
-import jsonpointer
 from ag_ui.core import BaseEvent, EventType
+
+from ._state_patch import PATCH_ERRORS, apply_patch
 
 __all__ = ["EventReducer"]
 
 log = logging.getLogger("agui_widget")
 
-_PatchErrors = (
-    jsonpatch.JsonPatchException,
-    jsonpointer.JsonPointerException,
-    KeyError,
-    IndexError,
-    TypeError,
-    ValueError,
-)
+_PatchErrors = PATCH_ERRORS
 
 
 class EventReducer:
@@ -417,7 +410,7 @@ class EventReducer:
     def _state_delta(self, event: Any) -> None:
         operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.delta]
         try:
-            self._state = _apply_patch(self._state, operations)
+            self._state = apply_patch(self._state, operations)
         except _PatchErrors as exc:
             self._warn(f"Failed to apply state patch ({exc}); the state is left as it was.")
 
@@ -500,7 +493,7 @@ class EventReducer:
         self._merge_metadata(message, event)
         operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.patch]
         try:
-            content = _apply_patch(message.get("content") or {}, operations)
+            content = apply_patch(message.get("content") or {}, operations)
         except _PatchErrors as exc:
             self._warn(f"Failed to apply activity patch for '{message_id}': {exc}")
         else:
@@ -547,60 +540,3 @@ def _append(holder: dict[str, Any], key: str, parts: list[str]) -> str:
         current = ""
     current += parts[0] if len(parts) == 1 else "".join(parts)
     return current
-
-
-def _apply_patch(document: Any, operations: list[dict[str, Any]]) -> Any:
-    """Apply an RFC 6902 patch without touching ``document``: all or nothing, copy on write.
-
-    Only the containers on each operation's paths are copied (shallowly), so a one-key change in
-    a large state costs about the size of the containers it passes through, not a deep copy of
-    everything. Raises when any operation fails; ``document`` is then unchanged.
-    """
-    copied: set[int] = set()
-    root = _shallow(document, copied)
-    for operation in operations:
-        for field in ("path", "from"):
-            pointer = operation.get(field)
-            if isinstance(pointer, str) and pointer:
-                root = _copy_along(root, pointer, copied)
-        root = jsonpatch.JsonPatch([operation]).apply(root, in_place=True)
-        if isinstance(root, (dict, list)):
-            copied.add(id(root))
-    return root
-
-
-def _shallow(value: Any, copied: set[int]) -> Any:
-    if isinstance(value, dict):
-        value = dict(value)
-    elif isinstance(value, list):
-        value = list(value)
-    else:
-        return value
-    copied.add(id(value))
-    return value
-
-
-def _copy_along(root: Any, pointer: str, copied: set[int]) -> Any:
-    """Replace each container on ``pointer``'s way (not its target) by a private shallow copy."""
-    try:
-        tokens = jsonpointer.JsonPointer(pointer).parts
-    except jsonpointer.JsonPointerException:
-        return root
-    node = root
-    for token in tokens[:-1]:
-        if isinstance(node, dict):
-            key: Any = token
-            if key not in node:
-                return root
-        elif isinstance(node, list):
-            if not token.isdigit() or int(token) >= len(node):
-                return root
-            key = int(token)
-        else:
-            return root
-        child = node[key]
-        if isinstance(child, (dict, list)) and id(child) not in copied:
-            child = _shallow(child, copied)
-            node[key] = child
-        node = child
-    return root

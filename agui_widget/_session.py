@@ -21,7 +21,6 @@ from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import jsonpatch
 from ag_ui.core import (
     PROTOCOL_VERSION,
     BaseEvent,
@@ -50,6 +49,7 @@ from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, witho
 from ._python_tools import DENIED, approval_of, failed, run_python_tool
 from ._recording import RunRecording, RunRecordings
 from ._run import Pending, Run, RunStatus
+from ._state_patch import apply_patch, diff, json_copy
 from ._tools import FrontendTool, PythonTool
 from ._unicode import has_surrogate, lone_surrogate_path
 from ._verify import ProtocolError
@@ -328,19 +328,21 @@ class Session:
         The session keeps its own copy, so later in-place changes to ``state`` by the caller do
         not make the views and the agent silently disagree with the kernel.
         """
-        state = copy.deepcopy(state)
-        patch = (
-            jsonpatch.make_patch(self.state, state).patch
-            if _patchable(self.state, state)
-            else [{"op": "replace", "path": "", "value": state}]
-        )
-        self.state = state
+        if not _patchable(self.state, state):
+            state = copy.deepcopy(state)
+            self.state = state
+            self.listener.session_state([{"op": "replace", "path": "", "value": state}])
+            return
+        # What changed, copied (and nothing else): the rest of the session's state is kept as it is.
+        patch = [{**op, "value": json_copy(op["value"])} if "value" in op else op for op in diff(self.state, state)]
         if patch:
+            self.state = apply_patch(self.state, patch)
             self.listener.session_state(patch)
 
     def apply_state_patch(self, patch: list[dict[str, Any]]) -> None:
-        """Apply an RFC 6902 patch to the state (a view's edit); raises on a patch that does not apply."""
-        self.state = jsonpatch.apply_patch(self.state, patch, in_place=False)
+        """Apply an RFC 6902 patch to the state (a view's edit); raises on a patch that does not
+        apply (and then nothing changes). The patch is the caller's to give away."""
+        self.state = apply_patch(self.state, patch)
         self.listener.session_state(patch)
 
     def replace_messages(self, messages: Sequence[dict[str, Any]]) -> None:

@@ -40,6 +40,7 @@ from ._predict import coerce_rules
 from ._recording import RecordingFile, header, recording_text
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, checked_props, normalize_messages
+from ._state_patch import mirror
 from ._store import ThreadStore
 from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
@@ -149,6 +150,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._fingerprinted: tuple[Any, int] | None = None
         self._refused_traits: set[str] = set()
+        self._assigning_state = False
+        """Set while an assignment to ``chat.state`` reaches the session: the trait holds the value."""
         self._window = batch_window
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
         self._session = Session(
@@ -518,8 +521,12 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     @traitlets.observe("state")
     def _state_assigned(self, change: Any) -> None:
         if not self._syncing:
-            self._session.set_state(change["new"])
-            self._state_source = self._session.state  # the trait already holds this value
+            self._assigning_state = True  # the trait already holds the value: no copy of it to make
+            try:
+                self._session.set_state(change["new"])
+            finally:
+                self._assigning_state = False
+            self._state_source = self._session.state
 
     @contextlib.contextmanager
     def _sync(self) -> Iterator[None]:
@@ -534,11 +541,14 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._refresh_handle = None
         with self._sync():
             self.messages = list(self._session.messages)
-            if self._session.state is not self._state_source:
-                # A copy: a cell that changes chat.state in place must not change, unseen, the
-                # state the views and the agent share (assign or update_state to share it).
+            if self._assigning_state:
                 self._state_source = self._session.state
-                self.state = copy.deepcopy(self._session.state)
+            elif self._session.state is not self._state_source:
+                # A copy: a cell that changes chat.state in place must not change, unseen, the
+                # state the views and the agent share (assign or update_state to share it). Only
+                # what the session replaced since is copied again (_state_patch.mirror).
+                previous, self._state_source = self._state_source, self._session.state
+                self.state = mirror(self._session.state, previous, self.state)
         if self._session.state is not self._rendered_state:
             self._rendered_state = self._session.state
             self._genui.state_changed(self._session.state)

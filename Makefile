@@ -64,6 +64,7 @@ bench: setup
 	$(PY) benchmarks/run_start.py
 	$(PY) benchmarks/import_time.py
 	$(PY) benchmarks/memory.py
+	$(PY) benchmarks/serve_load.py
 
 clean:
 	rm -rf $(VENV) js/node_modules agui_widget/static

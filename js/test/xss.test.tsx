@@ -21,6 +21,9 @@ const BAD_URL = /^[\s\u0000-\u001f]*(?:javascript|vbscript|livescript|data:(?!im
 const EVENTS = ["load", "error", "toggle", "focus", "mouseover", "animationstart", "begin", "start"];
 
 const win = (globalThis as unknown as { window: Window & { Event: typeof Event; __xss?: (n: unknown) => void } }).window;
+// Every row's markup is checked here, so every row is drawn: a transcript of a few hundred rows
+// would otherwise be windowed (and jsdom has no layout to window by).
+(globalThis as { aguiWidgetWindowFrom?: number }).aguiWidgetWindowFrom = Infinity;
 let calls: unknown[] = [];
 beforeEach(() => {
   calls = [];

@@ -147,7 +147,7 @@ function Chat() {
             {/* Focusable, so the keyboard can scroll it; the log is what screen readers follow. */}
             <div class="agui-scroll" ref={scroller} tabIndex={0} role="log" aria-label="Conversation" aria-busy={live && status === "running"}>
               <div class="agui-transcript" ref={content}>
-                <MessageList />
+                <MessageList scroller={scroller} content={content} following={pinned} />
                 <Progress />
                 <QueuedList />
                 <ErrorBanner />

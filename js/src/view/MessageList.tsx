@@ -1,8 +1,12 @@
 /** The transcript: one keyed row per message. The list itself re-renders only when messages
  * are added, removed or reordered; rows update themselves. What past runs left (their steps,
- * a failed turn's error) sits after the message it followed. */
-import { useState } from "preact/hooks";
+ * a failed turn's error) sits after the message it followed. A long transcript is windowed
+ * (./Windowed.tsx): only the rows near the view are in the page. */
+import type { ComponentChild } from "preact";
+import { useMemo, useState } from "preact/hooks";
+import type { Connection } from "../connection";
 import { type PastRun, runTraces } from "../history";
+import { textOf, toolCallsOf } from "../mirror";
 import type { Message, RenderMessage } from "../wire";
 import { Bundle } from "./Bundle";
 import { useView } from "./context";
@@ -11,7 +15,9 @@ import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
 import { type Author, MessageRow } from "./MessageRow";
 import { StepList } from "./StatusLine";
-import { FoldingText } from "./Text";
+import { FOLD_LINES, FoldingText } from "./Text";
+import { type WindowRow, WindowedRows, windowFrom } from "./Windowed";
+import { charsPerLine, markdownHeight, type Metrics, memoGuess, wrappedLines } from "./windowing";
 
 /** The sub-agent run a message belongs to (AG-UI 1.0 attribution), if any. */
 function subagentOf(message: Message): string | null {
@@ -58,13 +64,60 @@ function authorOf(message: Message, shownAlone: boolean): Author | null {
   }
 }
 
-export function MessageList() {
+/** The transcript as rows: what each draws, and an estimate of its height for the windowing. */
+export type TranscriptRows = {
+  rows: WindowRow[];
+  /** how many of them draw something (a tool result shown in its call's card draws nothing) */
+  drawn: number;
+  /** state renders shown after the transcript (the running run changes the state) */
+  atEnd: RenderMessage[];
+  /** message id -> the key of the row that shows it (a sub-agent's messages share its block) */
+  rowOf: Map<string, string>;
+  lastUser: string | null;
+};
+
+type ListProps = {
+  /** the transcript's scroll box and its column (App's), for the windowing */
+  scroller?: { current: HTMLElement | null };
+  content?: { current: HTMLElement | null };
+  /** the chat follows the newest message */
+  following?: boolean;
+};
+
+const NO_ELEMENT: { current: HTMLElement | null } = { current: null };
+
+export function MessageList({ scroller = NO_ELEMENT, content = NO_ELEMENT, following = true }: ListProps) {
   const { conn } = useView();
-  useTopics("list", "ready", "renders", "subagents", "run");
-  useSubscription((listener) => conn.history.subscribe(listener), [conn]);
-  const messages = conn.mirror.messages();
+  const topics = useTopics("list", "ready", "renders", "subagents", "run");
+  const runs = useSubscription((listener) => conn.history.subscribe(listener), [conn]);
+  const pending = useTrait("pending");
+  // Built again only when the transcript's shape changed, not at every render of the chat.
+  const built = useMemo(() => transcriptRows(conn), [conn, topics, runs]);
   if (!conn.mirror.ready) return <div class="agui-empty">Connecting to the kernel…</div>;
-  if (messages.length === 0) return <EmptyChat />;
+  if (conn.mirror.messages().length === 0) return <EmptyChat />;
+  // Kept in the page wherever the view is: the message Edit changes, and the cards waiting for
+  // an answer (their controls are where the keyboard goes next).
+  const keep = new Set<string>();
+  if (built.lastUser !== null) keep.add(built.rowOf.get(built.lastUser) ?? built.lastUser);
+  for (const entry of pending) {
+    const owner = entry.toolCallId ? conn.mirror.callOwnerOf(entry.toolCallId) : undefined;
+    const row = owner === undefined ? undefined : built.rowOf.get(owner);
+    if (row !== undefined) keep.add(row);
+  }
+  return (
+    <>
+      <WindowedRows rows={built.rows} all={built.drawn < windowFrom()} keep={keep} scroller={scroller} content={content} following={following} />
+      {built.atEnd.map((r) => (
+        <StateRender key={r.key} render={r} />
+      ))}
+      <Suggestions />
+    </>
+  );
+}
+
+/** The rows of the transcript as it stands. */
+export function transcriptRows(conn: Connection): TranscriptRows {
+  const messages = conn.mirror.messages();
   const { user, answer } = lastTurn(messages);
   const ids = new Set(messages.map((m) => m.id));
   // State renders sit after the message they follow (the last of the run that changed the state),
@@ -84,16 +137,25 @@ export function MessageList() {
     if (sub !== null) pushTo(members, sub, m.id);
   }
   const seen = new Set<string>();
-  const rows = [];
+  const rows: WindowRow[] = [];
+  const rowOf = new Map<string, string>();
+  let drawn = 0;
+  const add = (key: string, guess: (m: Metrics) => number, render: () => ComponentChild, draws = true) => {
+    rows.push({ key, guess, render });
+    if (draws) drawn++;
+  };
   let lastAuthor: Author | null = null;
   for (const m of messages) {
     if (seen.has(m.id)) continue; // a duplicate id cannot be keyed; the mirror warned
     seen.add(m.id);
     const sub = subagentOf(m);
     if (sub !== null) {
-      if (!seen.has(`subagent:${sub}`)) {
-        seen.add(`subagent:${sub}`);
-        rows.push(<SubagentBlock key={`subagent:${sub}`} id={sub} messageIds={members.get(sub) ?? []} />);
+      const key = `subagent:${sub}`;
+      rowOf.set(m.id, key);
+      if (!seen.has(key)) {
+        seen.add(key);
+        const ids = members.get(sub) ?? [];
+        add(key, (x) => 3 * x.font + x.gap, () => <SubagentBlock key={key} id={sub} messageIds={ids} />);
         lastAuthor = "assistant";
       }
     } else {
@@ -101,23 +163,57 @@ export function MessageList() {
       const author = authorOf(m, shownAlone);
       const label = author !== null && author !== lastAuthor ? author : undefined;
       if (author !== null) lastAuthor = author;
-      rows.push(<MessageRow key={m.id} id={m.id} lastUser={m.id === user} lastAnswer={m.id === answer} author={label} />);
+      const props = { id: m.id, lastUser: m.id === user, lastAnswer: m.id === answer, author: label };
+      rowOf.set(m.id, m.id);
+      add(
+        m.id,
+        (x) => (shownAlone ? memoGuess(m, x, () => guessMessage(m, x)) + (label ? 1.6 * x.font : 0) : 0),
+        () => <MessageRow key={m.id} {...props} />,
+        shownAlone,
+      );
     }
-    for (const r of after.get(m.id) ?? []) rows.push(<StateRender key={r.key} render={r} />);
+    for (const r of after.get(m.id) ?? []) add(r.key, (x) => 6 * x.font + x.gap, () => <StateRender key={r.key} render={r} />);
     for (const t of traces.get(m.id) ?? []) {
-      if (t.showSteps) rows.push(<PastSteps key={`steps:${t.run.runId}:${m.id}`} run={t.run} />);
-      if (t.showError) rows.push(<PastError key={`error:${t.run.runId}:${m.id}`} run={t.run} />);
+      if (t.showSteps) {
+        const key = `steps:${t.run.runId}:${m.id}`;
+        add(key, (x) => (t.run.steps.length + t.run.unfinished.length + 1) * x.line + x.gap, () => <PastSteps key={key} id={key} run={t.run} />);
+      }
+      if (t.showError) {
+        const key = `error:${t.run.runId}:${m.id}`;
+        add(key, (x) => 2 * x.line + x.gap, () => <PastError key={key} id={key} run={t.run} />);
+      }
     }
   }
-  return (
-    <>
-      {rows}
-      {atEnd.map((r) => (
-        <StateRender key={r.key} render={r} />
-      ))}
-      <Suggestions />
-    </>
-  );
+  return { rows, drawn, atEnd, rowOf, lastUser: user };
+}
+
+/** About how tall a message's row is (px, its gap after it included), before it was drawn:
+ * wrapped text, Markdown's code blocks, tool cards, attachments, the actions bar. The windowing
+ * corrects all estimates by the ratio it measures on the rows it draws. */
+export function guessMessage(message: Message, m: Metrics): number {
+  const em = m.font;
+  const actions = 0.35 * em + 1.4 * em;
+  switch (message.role) {
+    case "user": {
+      const content = (message as { content?: unknown }).content;
+      const lines = Math.min(wrappedLines(textOf(content), charsPerLine(m)), FOLD_LINES + 2);
+      const parts = Array.isArray(content) ? content.filter((p) => (p as { type?: unknown })?.type !== "text").length : 0;
+      return 0.9 * em + 2 + lines * m.line + parts * 6 * em + actions + m.gap;
+    }
+    case "assistant": {
+      const text = textOf(message.content);
+      const calls = toolCallsOf(message).length;
+      let height = calls * 3 * em;
+      if (text !== "") height += markdownHeight(text, m) + 0.9 * em + actions;
+      return Math.max(height, m.line) + m.gap;
+    }
+    case "tool":
+      return 5 * em + m.gap;
+    case "activity":
+      return 5 * em + m.gap;
+    default:
+      return 2.2 * em + m.gap;
+  }
 }
 
 /** An empty chat: the agent's starter prompts when it has some, else a line saying what to do. */
@@ -144,7 +240,7 @@ function useStarters(): boolean {
 /** What a state renderer (`chat.render_state`) made of the shared state. */
 function StateRender({ render }: { render: RenderMessage }) {
   return (
-    <div class="agui-row agui-state-render" data-render={render.key}>
+    <div class="agui-row agui-state-render" data-render={render.key} data-row={render.key}>
       {render.error !== null && (
         <div class="agui-render-error" role="note">
           Could not render the state: {render.error}
@@ -156,9 +252,9 @@ function StateRender({ render }: { render: RenderMessage }) {
 }
 
 /** The steps a finished run went through, where its progress was shown while it ran. */
-function PastSteps({ run }: { run: PastRun }) {
+function PastSteps({ id, run }: { id: string; run: PastRun }) {
   return (
-    <div class="agui-row agui-run-steps" role="group" aria-label="Steps of an earlier run" data-run={run.runId}>
+    <div class="agui-row agui-run-steps" role="group" aria-label="Steps of an earlier run" data-run={run.runId} data-row={id}>
       <div class="agui-run-steps-list">
         <StepList done={run.steps} unfinished={run.unfinished} />
       </div>
@@ -167,10 +263,10 @@ function PastSteps({ run }: { run: PastRun }) {
 }
 
 /** A failed turn, after the next one started: a compact line (the latest error is the banner's). */
-function PastError({ run }: { run: PastRun }) {
+function PastError({ id, run }: { id: string; run: PastRun }) {
   const [open, setOpen] = useState(false);
   return (
-    <div class="agui-row agui-past-error" role="note" data-run={run.runId}>
+    <div class="agui-row agui-past-error" role="note" data-run={run.runId} data-row={id}>
       {/* One line, cut with an ellipsis; the whole error is in it, shown in full on a click. */}
       <button type="button" class="agui-past-error-line" aria-expanded={open} title={open ? undefined : run.error} onClick={() => setOpen(!open)}>
         <Icon name="alert" />
@@ -198,7 +294,7 @@ function SubagentBlock({ id, messageIds }: { id: string; messageIds: string[] })
   const label = working ? "working" : status === "finished" ? "done" : status === "error" ? "failed" : info ? "stopped" : "";
   const badge = working ? "running" : status === "finished" ? "done" : status === "error" ? "error" : "stopped";
   return (
-    <div class="agui-row agui-row-subagent">
+    <div class="agui-row agui-row-subagent" data-row={`subagent:${id}`}>
       <details
         class="agui-subagent"
         data-subagent={id}

@@ -33,18 +33,25 @@ type RowProps = {
   author?: Author | undefined;
 };
 
+/** Every row's element carries `data-row`: its message's id here (the transcript's windowing
+ * finds and measures rows by it, and so can anything that looks for a message in the page). */
 export const MessageRow = pure(function MessageRow(props: RowProps) {
   return (
-    <Guard>
+    <Guard id={props.id}>
       <MessageBody {...props} />
     </Guard>
   );
 });
 
 /** One message that fails to render shows a line instead of breaking the whole view. */
-function Guard({ children }: { children: ComponentChildren }) {
+function Guard({ id, children }: { id: string; children: ComponentChildren }) {
   const [error] = useErrorBoundary((e) => warn("a message failed to render:", e));
-  if (error) return <div class="agui-row agui-row-broken">This message could not be shown.</div>;
+  if (error)
+    return (
+      <div class="agui-row agui-row-broken" data-row={id}>
+        This message could not be shown.
+      </div>
+    );
   return <>{children}</>;
 }
 
@@ -62,14 +69,14 @@ function MessageBody({ id, lastUser = false, lastAnswer = false, author }: RowPr
     case "assistant":
       return <AssistantMessage message={message} streaming={streaming} regenerable={lastAnswer} label={label} />;
     case "reasoning":
-      return <Reasoning text={textOf(message.content)} streaming={streaming} label={label} />;
+      return <Reasoning id={id} text={textOf(message.content)} streaming={streaming} label={label} />;
     case "tool": {
       // Shown inside the card of the call it answers; alone only when that call is unknown.
       if (conn.mirror.callOwnerOf(message.toolCallId) !== undefined) return null;
       const shown = valueText(message.content);
       const display = displayOf(message);
       return (
-        <div class="agui-row agui-row-tool">
+        <div class="agui-row agui-row-tool" data-row={id}>
           {label}
           <div class="agui-tool">
             <div class="agui-tool-head">
@@ -81,7 +88,7 @@ function MessageBody({ id, lastUser = false, lastAnswer = false, author }: RowPr
       );
     }
     case "activity":
-      return <ActivityCard type={message.activityType} content={message.content} label={label} />;
+      return <ActivityCard type={message.activityType} content={message.content} label={label} row={id} />;
     default:
       return <SystemNote message={message} />;
   }
@@ -202,7 +209,7 @@ function UserMessage({ message, editable, label }: { message: Extract<Message, {
     return <EditBox message={message} text={text} label={label} onDone={done} />;
   }
   return (
-    <div class="agui-row agui-row-user">
+    <div class="agui-row agui-row-user" data-row={message.id}>
       {label}
       <div class="agui-bubble agui-bubble-user">
         <FoldingText text={text} />
@@ -240,7 +247,7 @@ function EditBox({ message, text, label, onDone }: { message: Message; text: str
     onDone(false);
   };
   return (
-    <div class="agui-row agui-row-user agui-row-editing">
+    <div class="agui-row agui-row-user agui-row-editing" data-row={message.id}>
       {label}
       <div class="agui-edit">
         <textarea
@@ -293,7 +300,7 @@ function AssistantMessage({
   const calls = toolCallsOf(message);
   const display = displayOf(message);
   return (
-    <div class="agui-row agui-row-assistant">
+    <div class="agui-row agui-row-assistant" data-row={message.id}>
       {label}
       {(text !== "" || (streaming && calls.length === 0)) && (
         <div class="agui-bubble agui-bubble-assistant">
@@ -334,12 +341,12 @@ function wasStopped(message: Message): boolean {
 
 /** An activity message (ACTIVITY_SNAPSHOT / ACTIVITY_DELTA): its type as a label, its content as
  * Markdown when it has a `markdown` or `text` field, else as JSON. */
-export function ActivityCard({ type, content, label = null }: { type: string; content: unknown } & Partial<Label>) {
+export function ActivityCard({ type, content, label = null, row }: { type: string; content: unknown; row?: string } & Partial<Label>) {
   const record = isObject(content) ? content : {};
   const markdown = typeof record.markdown === "string" ? record.markdown : typeof record.text === "string" ? record.text : null;
   const shown = valueText(content);
   return (
-    <div class="agui-row agui-row-activity">
+    <div class="agui-row agui-row-activity" data-row={row}>
       {label}
       <div class="agui-activity" data-activity-type={type}>
         <div class="agui-activity-head">
@@ -351,9 +358,9 @@ export function ActivityCard({ type, content, label = null }: { type: string; co
   );
 }
 
-function Reasoning({ text, streaming, label }: { text: string; streaming: boolean } & Label) {
+function Reasoning({ id, text, streaming, label }: { id: string; text: string; streaming: boolean } & Label) {
   return (
-    <div class="agui-row agui-row-reasoning">
+    <div class="agui-row agui-row-reasoning" data-row={id}>
       {label}
       <details class="agui-reasoning" open={streaming}>
         <summary>{streaming ? "Thinking…" : "Reasoning"}</summary>
@@ -365,7 +372,7 @@ function Reasoning({ text, streaming, label }: { text: string; streaming: boolea
 
 function SystemNote({ message }: { message: Message }) {
   return (
-    <div class="agui-row agui-row-system">
+    <div class="agui-row agui-row-system" data-row={message.id}>
       <details class="agui-system">
         <summary>{message.role} message</summary>
         <PlainText text={textOf((message as { content?: unknown }).content)} />

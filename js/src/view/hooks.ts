@@ -9,17 +9,19 @@ import { ScrollFollower } from "./follow";
 
 const bumpReducer = (n: number) => n + 1;
 
-/** Re-renders the component whenever `subscribe`'s callback fires. */
-export function useSubscription(subscribe: (listener: () => void) => () => void, deps: unknown[]): void {
-  const [, bump] = useReducer(bumpReducer, 0);
+/** Re-renders the component whenever `subscribe`'s callback fires. Returns how many times it
+ * fired (a value to memoize on: it changes only when the callback fired). */
+export function useSubscription(subscribe: (listener: () => void) => () => void, deps: unknown[]): number {
+  const [count, bump] = useReducer(bumpReducer, 0);
   // `subscribe` is a new closure per render; `deps` say when it really changed.
   useLayoutEffect(() => subscribe(() => bump(undefined as never)), deps);
+  return count;
 }
 
-/** Re-renders on any of the mirror's `topics`. */
-export function useTopics(...topics: Topic[]): void {
+/** Re-renders on any of the mirror's `topics`; returns how many times they fired. */
+export function useTopics(...topics: Topic[]): number {
   const { conn } = useView();
-  useSubscription(
+  return useSubscription(
     (listener) => {
       const offs = topics.map((t) => conn.mirror.subscribe(t, listener));
       return () => {

@@ -951,6 +951,22 @@ _RUN_BOOKKEEPING = frozenset(
 _DECLARED_VERSION = re.compile(r"\d+\.\d+")
 
 
+class _Warnings:
+    """Where a consumer's warnings go: its list, the ``agui_widget`` logger, and ``on_warning``."""
+
+    __slots__ = ("on_warning", "texts")
+
+    def __init__(self, on_warning: Callable[[str], None] | None) -> None:
+        self.texts: list[str] = []
+        self.on_warning = on_warning
+
+    def __call__(self, text: str) -> None:
+        self.texts.append(text)
+        log.warning("agui-widget: %s", text)
+        if self.on_warning is not None:
+            self.on_warning(text)
+
+
 class EventConsumer:
     """One stream of runs, from the wire (or an in-process adapter) to ``messages`` and ``state``.
 
@@ -972,8 +988,10 @@ class EventConsumer:
         on_warning: Callable[[str], None] | None = None,
         max_protocol_version: str | None = None,
     ) -> None:
-        self._on_warning = on_warning
-        self._warnings: list[str] = []
+        # The parts of the pipeline that warn are handed this object, not a method of the consumer:
+        # one would make every consumer a reference cycle, so a finished stream's pipeline (and the
+        # transcript its reducer holds) would wait for the cyclic garbage collector to be freed.
+        self._warn = _Warnings(on_warning)
         ceiling = _version(max_protocol_version) if max_protocol_version is not None else None
         self._flatten_content = ceiling is not None and _at_most(ceiling, (0, 0, 39))
         self._pre_subagent = ceiling is not None and _at_most(ceiling, (0, 0, 57))
@@ -1068,7 +1086,7 @@ class EventConsumer:
     @property
     def warnings(self) -> list[str]:
         """Every warning so far, in order."""
-        return self._warnings
+        return self._warn.texts
 
     @property
     def last_run_finished(self) -> RunFinishedEvent | None:
@@ -1200,12 +1218,6 @@ class EventConsumer:
         return message
 
     # -- internals ---------------------------------------------------------------------------
-
-    def _warn(self, text: str) -> None:
-        self._warnings.append(text)
-        log.warning("agui-widget: %s", text)
-        if self._on_warning is not None:
-            self._on_warning(text)
 
     def _typed(self, event: BaseEvent) -> BaseEvent | None:
         """A typed event as the wire form would give it: flat events pass, the rest re-parse."""

@@ -50,25 +50,6 @@ class EventReducer:
         self._pending_content: dict[str, list[str]] = {}
         self._pending_args: dict[str, list[str]] = {}
         self._set_messages(messages or [])
-        self._handlers: dict[Any, Callable[[Any], None]] = {
-            EventType.TEXT_MESSAGE_START: self._text_start,
-            EventType.TEXT_MESSAGE_CONTENT: self._text_content,
-            EventType.TEXT_MESSAGE_END: self._text_end,
-            EventType.TOOL_CALL_START: self._tool_start,
-            EventType.TOOL_CALL_ARGS: self._tool_args,
-            EventType.TOOL_CALL_END: self._tool_end,
-            EventType.TOOL_CALL_RESULT: self._tool_result,
-            EventType.STATE_SNAPSHOT: self._state_snapshot,
-            EventType.STATE_DELTA: self._state_delta,
-            EventType.MESSAGES_SNAPSHOT: self._messages_snapshot,
-            EventType.ACTIVITY_SNAPSHOT: self._activity_snapshot,
-            EventType.ACTIVITY_DELTA: self._activity_delta,
-            EventType.RUN_STARTED: self._run_started,
-            EventType.REASONING_MESSAGE_START: self._reasoning_start,
-            EventType.REASONING_MESSAGE_CONTENT: self._text_content,
-            EventType.REASONING_MESSAGE_END: self._text_end,
-            EventType.REASONING_ENCRYPTED_VALUE: self._encrypted_value,
-        }
 
     # -- public ------------------------------------------------------------------------------
 
@@ -113,9 +94,9 @@ class EventReducer:
 
     def apply(self, event: BaseEvent) -> None:
         """Fold one (verified, chunk-expanded) event into messages and state."""
-        handler = self._handlers.get(event.type)
+        handler = _HANDLERS.get(event.type)
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     # -- bookkeeping -------------------------------------------------------------------------
 
@@ -512,6 +493,30 @@ class EventReducer:
         if message is not None and message.get("role") != "activity":
             message["encryptedValue"] = event.encrypted_value
             self._touch_id(event.entity_id)
+
+
+# The handlers are looked up here, not kept as bound methods on each reducer: bound methods would
+# make every reducer (and the transcript it holds) a reference cycle, freed only by the cyclic
+# garbage collector.
+_HANDLERS: dict[Any, Callable[[EventReducer, Any], None]] = {
+    EventType.TEXT_MESSAGE_START: EventReducer._text_start,
+    EventType.TEXT_MESSAGE_CONTENT: EventReducer._text_content,
+    EventType.TEXT_MESSAGE_END: EventReducer._text_end,
+    EventType.TOOL_CALL_START: EventReducer._tool_start,
+    EventType.TOOL_CALL_ARGS: EventReducer._tool_args,
+    EventType.TOOL_CALL_END: EventReducer._tool_end,
+    EventType.TOOL_CALL_RESULT: EventReducer._tool_result,
+    EventType.STATE_SNAPSHOT: EventReducer._state_snapshot,
+    EventType.STATE_DELTA: EventReducer._state_delta,
+    EventType.MESSAGES_SNAPSHOT: EventReducer._messages_snapshot,
+    EventType.ACTIVITY_SNAPSHOT: EventReducer._activity_snapshot,
+    EventType.ACTIVITY_DELTA: EventReducer._activity_delta,
+    EventType.RUN_STARTED: EventReducer._run_started,
+    EventType.REASONING_MESSAGE_START: EventReducer._reasoning_start,
+    EventType.REASONING_MESSAGE_CONTENT: EventReducer._text_content,
+    EventType.REASONING_MESSAGE_END: EventReducer._text_end,
+    EventType.REASONING_ENCRYPTED_VALUE: EventReducer._encrypted_value,
+}
 
 
 def _own_copy(message: Mapping[str, Any]) -> dict[str, Any]:

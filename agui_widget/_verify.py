@@ -69,32 +69,6 @@ class EventVerifier:
         self._run_errored = False
         self._run_id: str | None = None
         self._reset_run_state()
-        self._handlers: dict[Any, Callable[[Any], None]] = {
-            EventType.TEXT_MESSAGE_START: self._text_start,
-            EventType.TEXT_MESSAGE_CONTENT: self._text_content,
-            EventType.TEXT_MESSAGE_END: self._text_end,
-            EventType.TOOL_CALL_START: self._tool_start,
-            EventType.TOOL_CALL_ARGS: self._tool_continue,
-            EventType.TOOL_CALL_END: self._tool_end,
-            EventType.TOOL_CALL_RESULT: self._tool_result,
-            EventType.STEP_STARTED: self._step_started,
-            EventType.STEP_FINISHED: self._step_finished,
-            EventType.ACTIVITY_SNAPSHOT: self._activity_snapshot,
-            EventType.ACTIVITY_DELTA: self._activity_delta,
-            EventType.REASONING_START: self._reasoning_open,
-            EventType.REASONING_MESSAGE_START: self._reasoning_open,
-            EventType.REASONING_MESSAGE_CONTENT: self._reasoning_continue,
-            EventType.REASONING_MESSAGE_END: self._reasoning_continue,
-            EventType.REASONING_END: self._reasoning_continue,
-            EventType.REASONING_ENCRYPTED_VALUE: self._encrypted_value,
-            EventType.SUBAGENT_STARTED: self._subagent_started,
-            EventType.SUBAGENT_FINISHED: self._subagent_terminal,
-            EventType.SUBAGENT_ERROR: self._subagent_terminal,
-            EventType.MESSAGES_SNAPSHOT: self._messages_snapshot,
-            EventType.RUN_STARTED: self._run_started_event,
-            EventType.RUN_FINISHED: self._run_finished_event,
-            EventType.RUN_ERROR: self._run_error_event,
-        }
 
     def _reset_run_state(self) -> None:
         # Ordered dicts used as ordered sets: open_events() closes in a stable order.
@@ -151,9 +125,9 @@ class EventVerifier:
                 )
             if self._run_finished or self._run_errored:
                 self._reset_run_state()
-        handler = self._handlers.get(event_type)
+        handler = _HANDLERS.get(event_type)
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def open_events(self) -> list[BaseEvent]:
         """END events that close everything still open, innermost first.
@@ -461,6 +435,36 @@ class EventVerifier:
 
     def _run_error_event(self, event: Any) -> None:
         self._run_errored = True
+
+
+# The handlers are looked up here, not kept as bound methods on each verifier: bound methods would
+# make every verifier a reference cycle, freed only by the cyclic garbage collector.
+_HANDLERS: dict[Any, Callable[[EventVerifier, Any], None]] = {
+    EventType.TEXT_MESSAGE_START: EventVerifier._text_start,
+    EventType.TEXT_MESSAGE_CONTENT: EventVerifier._text_content,
+    EventType.TEXT_MESSAGE_END: EventVerifier._text_end,
+    EventType.TOOL_CALL_START: EventVerifier._tool_start,
+    EventType.TOOL_CALL_ARGS: EventVerifier._tool_continue,
+    EventType.TOOL_CALL_END: EventVerifier._tool_end,
+    EventType.TOOL_CALL_RESULT: EventVerifier._tool_result,
+    EventType.STEP_STARTED: EventVerifier._step_started,
+    EventType.STEP_FINISHED: EventVerifier._step_finished,
+    EventType.ACTIVITY_SNAPSHOT: EventVerifier._activity_snapshot,
+    EventType.ACTIVITY_DELTA: EventVerifier._activity_delta,
+    EventType.REASONING_START: EventVerifier._reasoning_open,
+    EventType.REASONING_MESSAGE_START: EventVerifier._reasoning_open,
+    EventType.REASONING_MESSAGE_CONTENT: EventVerifier._reasoning_continue,
+    EventType.REASONING_MESSAGE_END: EventVerifier._reasoning_continue,
+    EventType.REASONING_END: EventVerifier._reasoning_continue,
+    EventType.REASONING_ENCRYPTED_VALUE: EventVerifier._encrypted_value,
+    EventType.SUBAGENT_STARTED: EventVerifier._subagent_started,
+    EventType.SUBAGENT_FINISHED: EventVerifier._subagent_terminal,
+    EventType.SUBAGENT_ERROR: EventVerifier._subagent_terminal,
+    EventType.MESSAGES_SNAPSHOT: EventVerifier._messages_snapshot,
+    EventType.RUN_STARTED: EventVerifier._run_started_event,
+    EventType.RUN_FINISHED: EventVerifier._run_finished_event,
+    EventType.RUN_ERROR: EventVerifier._run_error_event,
+}
 
 
 def _name(event_type: Any) -> str:

@@ -1,0 +1,185 @@
+"""A served run leaves nothing behind: its memory is freed when it ends, not by the garbage collector.
+
+Every run's request carries the whole transcript, and the server's pipeline (the consumer, its
+reducer holding a copy of the transcript, two verifiers) lives as long as the run. Had any of them
+been part of a reference cycle, each finished run would stay in memory until a full collection,
+which the collector schedules by counting the objects it tracks: a transcript of strings in plain
+dicts is invisible to that count, so a busy worker piled up hundreds of MB of finished runs
+(benchmarks/serve_load.py). Here the collector is switched off while runs are served: whatever a
+run still holds afterwards would be found alive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import tracemalloc
+import weakref
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    BaseEvent,
+    RunAgentInput,
+    RunFinishedEvent,
+    RunStartedEvent,
+    StateDeltaEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallStartEvent,
+)
+
+from agui_widget._consumer import EventConsumer
+from agui_widget._reducer import EventReducer
+from agui_widget._verify import EventVerifier
+from agui_widget.adapters._base import json_patch
+from agui_widget.server import create_app
+
+from .support import make_input
+
+PIPELINE = (EventConsumer, EventReducer, EventVerifier)
+
+
+class Streamer:
+    """Text, a tool call and a state change (or a failure after the text)."""
+
+    def __init__(self, tokens: int = 20, fail: bool = False) -> None:
+        self.tokens = tokens
+        self.fail = fail
+
+    async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        yield TextMessageStartEvent(message_id="m-" + input.run_id, role="assistant")
+        for index in range(self.tokens):
+            await asyncio.sleep(0)
+            yield TextMessageContentEvent(message_id="m-" + input.run_id, delta=f"word{index} ")
+        yield TextMessageEndEvent(message_id="m-" + input.run_id)
+        if self.fail:
+            raise RuntimeError("the agent failed on purpose")
+        yield ToolCallStartEvent(tool_call_id="c-" + input.run_id, tool_call_name="lookup", parent_message_id="m-" + input.run_id)
+        yield ToolCallArgsEvent(tool_call_id="c-" + input.run_id, delta='{"q": 1}')
+        yield ToolCallEndEvent(tool_call_id="c-" + input.run_id)
+        yield StateDeltaEvent(delta=json_patch([{"op": "add", "path": "/count", "value": 1}]))
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+
+
+def transcript(kilobytes: int) -> list[dict[str, Any]]:
+    """Earlier turns of 2,000 characters each, ending with the question."""
+    text = ("The fox ran through the forest. " * 70)[:2000]
+    messages = [
+        {"id": f"h{index}", "role": "user" if index % 2 == 0 else "assistant", "content": text} for index in range(kilobytes // 2)
+    ]
+    return [*messages, {"id": "q", "role": "user", "content": "And then?"}]
+
+
+async def post(app: Any, body: bytes) -> bytes:
+    """One POST straight through the ASGI app (no HTTP client: a client's own reference cycles
+    would hold the request bodies this file looks for)."""
+    headers = [(b"host", b"agents.test"), (b"content-type", b"application/json"), (b"accept", b"text/event-stream")]
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+        "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "", "client": ("127.0.0.1", 50000),
+        "server": ("agents.test", 80), "headers": [*headers, (b"content-length", str(len(body)).encode())],
+    }  # fmt: skip
+    chunks: list[bytes] = []
+    requested = False
+
+    async def receive() -> dict[str, Any]:
+        nonlocal requested
+        if not requested:
+            requested = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # the client stays until the response is over
+        raise AssertionError("unreachable")
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.start":
+            assert message["status"] == 200
+        elif message["type"] == "http.response.body":
+            chunks.append(message.get("body", b""))
+
+    await app(scope, receive, send)
+    return b"".join(chunks)
+
+
+async def serve_runs(app: Any, count: int, history_kb: int = 0) -> list[str]:
+    """``count`` runs, one after another; the last event type of each."""
+    endings = []
+    for _ in range(count):
+        run_input = make_input(transcript(history_kb), state={"count": 0})
+        text = (await post(app, run_input.model_dump_json(by_alias=True, exclude_none=True).encode())).decode()
+        lines = [line for line in text.splitlines() if line.startswith("data:")]
+        endings.append(lines[-1].split('"type":"', 1)[1].split('"', 1)[0])
+        del run_input, text, lines
+    return endings
+
+
+def alive(classes: tuple[type, ...]) -> dict[str, int]:
+    return {cls.__name__: sum(1 for obj in gc.get_objects() if type(obj) is cls) for cls in classes}
+
+
+@contextmanager
+def collector_off() -> Iterator[None]:
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["finished", "failed"])
+async def test_a_served_run_leaves_no_part_of_its_pipeline_alive(fail: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    # pytest keeps every log record of a test, the failure's traceback (and its frames) with it
+    monkeypatch.setattr(logging.getLogger("agui_widget"), "disabled", True)
+    app = create_app(Streamer(fail=fail))
+    await serve_runs(app, 2)  # warm: first-request caches
+    with collector_off():
+        before = alive(PIPELINE)
+        endings = await serve_runs(app, 10)
+        after = alive(PIPELINE)
+    assert endings == ["RUN_ERROR" if fail else "RUN_FINISHED"] * 10
+    assert after == before
+
+
+async def test_the_transcripts_of_finished_runs_are_freed_at_once() -> None:
+    app = create_app(Streamer())
+    await serve_runs(app, 2, history_kb=200)
+    with collector_off():
+        tracemalloc.start()
+        try:
+            start, _ = tracemalloc.get_traced_memory()
+            await serve_runs(app, 10, history_kb=200)  # 10 runs of a 200 KB transcript
+            end, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert peak - start > 200_000  # a run did hold its transcript while it streamed
+    assert end - start < 200_000  # and no run holds it once over (26 KB; in reference cycles, 2.7 MB)
+
+
+def test_a_consumer_is_freed_as_soon_as_it_is_dropped() -> None:
+    warnings: list[str] = []
+    with collector_off():
+        consumer = EventConsumer([{"id": "u", "role": "user", "content": "hi"}], {}, on_warning=warnings.append)
+        stream: list[BaseEvent | dict[str, Any]] = [
+            RunStartedEvent(thread_id="t", run_id="r"),
+            {"type": "THINKING_START"},  # retired: converted, with a warning
+            {"type": "THINKING_END"},
+            TextMessageStartEvent(message_id="m", role="assistant"),
+            TextMessageContentEvent(message_id="m", delta="hello"),
+            TextMessageEndEvent(message_id="m"),
+            RunFinishedEvent(thread_id="t", run_id="r"),
+        ]
+        for event in stream:
+            consumer.consume(event)
+        consumer.reset_stream()
+        parts: list[weakref.ref[Any]] = [weakref.ref(consumer), weakref.ref(consumer._reducer), weakref.ref(consumer._verifier)]
+        del consumer
+        assert [part() for part in parts] == [None, None, None]
+    assert warnings and "THINKING_START" in warnings[0]

@@ -610,17 +610,23 @@ async def single(port: int, run_id: str, history_kb: int) -> dict[str, Any]:
     return await one_stream(port, run_id, asyncio.get_running_loop().time() + 10, {"tokens": 1}, history_kb)
 
 
+SETTLE_AT_LEAST = 3.0
+"""Seconds the memory after the load is watched at least (a worker gives memory back a second
+after its last run, agui_widget/server/_memory.py)."""
+
+
 def settle(server: Server, limit: float) -> tuple[int, int]:
-    """The server's resident set once it stops changing (by 1 % over a second), or after ``limit`` s."""
-    end = time.monotonic() + limit
-    last = server.rss()
-    while time.monotonic() < end:
-        time.sleep(1.0)
-        now = server.rss()
-        if abs(now[0] - last[0]) <= 0.01 * last[0]:
-            return now
-        last = now
-    return last
+    """The server's resident set once it stops changing (by 1 % over two seconds, after
+    ``SETTLE_AT_LEAST`` seconds), or after ``limit`` seconds."""
+    start = time.monotonic()
+    samples = [server.rss()]
+    while time.monotonic() - start < limit:
+        time.sleep(0.5)
+        samples.append(server.rss())
+        window = [total for total, _ in samples[-5:]]
+        if time.monotonic() - start >= SETTLE_AT_LEAST and len(window) == 5 and max(window) - min(window) <= 0.01 * max(window):
+            break
+    return samples[-1]
 
 
 # =============================================================================================
@@ -723,7 +729,7 @@ def main() -> None:
     args.tokens = args.tokens or (40 if args.quick else 200)
     args.ramp = args.ramp if args.ramp is not None else (0.2 if args.quick else 1.0)
     if args.quick:
-        args.settle = min(args.settle, 2.0)
+        args.settle = min(args.settle, 4.0)
         args.baseline = min(args.baseline, 2)
     raise_open_files_limit(max(args.streams) + 256)  # the server's processes inherit it
     levels = []

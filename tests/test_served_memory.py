@@ -7,6 +7,9 @@ which the collector schedules by counting the objects it tracks: a transcript of
 dicts is invisible to that count, so a busy worker piled up hundreds of MB of finished runs
 (benchmarks/serve_load.py). Here the collector is switched off while runs are served: whatever a
 run still holds afterwards would be found alive.
+
+When a worker has no run left, it collects what other code's reference cycles keep (asyncio's
+transports, agents' frameworks) and gives glibc's free memory back: ``IdleRelease``.
 """
 
 from __future__ import annotations
@@ -39,7 +42,8 @@ from agui_widget._consumer import EventConsumer
 from agui_widget._reducer import EventReducer
 from agui_widget._verify import EventVerifier
 from agui_widget.adapters._base import json_patch
-from agui_widget.server import create_app
+from agui_widget.server import _memory, create_app
+from agui_widget.server._memory import IdleRelease
 
 from .support import make_input
 
@@ -134,6 +138,12 @@ def collector_off() -> Iterator[None]:
         gc.enable()
 
 
+@pytest.fixture(autouse=True)
+def no_idle_release(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The worker's idle release collects garbage: it would hide what these tests look for."""
+    monkeypatch.setattr(_memory.IDLE_RELEASE, "idle_delay", 3600.0)
+
+
 @pytest.mark.parametrize("fail", [False, True], ids=["finished", "failed"])
 async def test_a_served_run_leaves_no_part_of_its_pipeline_alive(fail: bool, monkeypatch: pytest.MonkeyPatch) -> None:
     # pytest keeps every log record of a test, the failure's traceback (and its frames) with it
@@ -183,3 +193,83 @@ def test_a_consumer_is_freed_as_soon_as_it_is_dropped() -> None:
         del consumer
         assert [part() for part in parts] == [None, None, None]
     assert warnings and "THINKING_START" in warnings[0]
+
+
+# -- the idle release ------------------------------------------------------------------------
+
+
+class Trims:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> None:
+        self.count += 1
+
+
+def quick(trims: Trims, idle_delay: float, min_interval: float) -> IdleRelease:
+    """An idle release whose collection costs nothing (a real one may take 100 ms under pytest)."""
+    return IdleRelease(trims, collect=lambda: 0, idle_delay=idle_delay, min_interval=min_interval)
+
+
+async def test_memory_is_given_back_once_the_last_run_is_over() -> None:
+    trims = Trims()
+    release = quick(trims, idle_delay=0.02, min_interval=0.0)
+    release.run_started()
+    release.run_started()
+    release.run_ended()
+    await asyncio.sleep(0.06)
+    assert trims.count == 0  # a run is still streaming
+    release.run_ended()
+    await asyncio.sleep(0.06)
+    assert (trims.count, release.releases) == (1, 1)
+
+
+async def test_a_run_that_starts_before_the_delay_postpones_the_release() -> None:
+    trims = Trims()
+    release = quick(trims, idle_delay=0.05, min_interval=0.0)
+    release.run_started()
+    release.run_ended()
+    await asyncio.sleep(0.01)
+    release.run_started()
+    await asyncio.sleep(0.1)
+    assert trims.count == 0
+    release.run_ended()
+    await asyncio.sleep(0.1)
+    assert trims.count == 1
+
+
+async def test_releases_are_spaced_but_the_last_idle_moment_still_gets_one() -> None:
+    trims = Trims()
+    release = quick(trims, idle_delay=0.01, min_interval=0.3)
+    release.run_started()
+    release.run_ended()
+    await asyncio.sleep(0.05)
+    assert trims.count == 1
+    for _ in range(3):  # runs end again soon after: one release, once the interval is over
+        release.run_started()
+        release.run_ended()
+        await asyncio.sleep(0.02)
+    assert trims.count == 1
+    await asyncio.sleep(0.35)
+    assert trims.count == 2
+
+
+async def test_a_served_app_releases_memory_when_its_runs_are_over(monkeypatch: pytest.MonkeyPatch) -> None:
+    trims = Trims()
+    monkeypatch.setattr(_memory.IDLE_RELEASE, "trim", trims)
+    monkeypatch.setattr(_memory.IDLE_RELEASE, "idle_delay", 0.02)
+    monkeypatch.setattr(_memory.IDLE_RELEASE, "min_interval", 0.0)
+    await serve_runs(create_app(Streamer()), 3)
+    assert _memory.IDLE_RELEASE.active == 0
+    await asyncio.sleep(0.1)
+    assert trims.count >= 1
+
+
+def test_glibc_trim_is_found_on_glibc_and_runs() -> None:
+    trim = _memory.glibc_trim()
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        pytest.skip("not glibc")
+    assert trim is not None
+    trim()

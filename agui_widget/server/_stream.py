@@ -20,6 +20,7 @@ from .._consumer import EventConsumer
 from .._errors import describe_exception
 from .._verify import EventVerifier, ProtocolError
 from ..adapters import Agent
+from ._memory import IDLE_RELEASE
 from ._request import escape_surrogates
 
 log = logging.getLogger("agui_widget")
@@ -114,10 +115,12 @@ async def served_chunks(agent: Agent, run_input: RunAgentInput, consumer: EventC
     be encoded ends the run like any other failure: what the client has open is closed and a
     RUN_ERROR says which event it was. The agent's generator is always closed: when the run ends,
     when it fails, and when the client disconnects (the cancellation reaches this generator, which
-    closes the agent's in a shielded scope so its cleanup runs).
+    closes the agent's in a shielded scope so its cleanup runs). The run counts itself in
+    :data:`~agui_widget.server._memory.IDLE_RELEASE` while it streams.
     """
     sent = SentEvents(encode)
     stream = None
+    IDLE_RELEASE.run_started()
     try:
         try:
             stream = agent.run(run_input)
@@ -145,7 +148,10 @@ async def served_chunks(agent: Agent, run_input: RunAgentInput, consumer: EventC
         for chunk in sent.closing(_closing(consumer, run_input, escape_surrogates(message), code)):
             yield chunk
     finally:
-        await _close(stream)
+        try:
+            await _close(stream)
+        finally:
+            IDLE_RELEASE.run_ended()  # the worker's last run: its memory goes back soon after
 
 
 def _closing(consumer: EventConsumer, run_input: RunAgentInput, message: str, code: str) -> list[BaseEvent]:

@@ -83,10 +83,11 @@ class EventReducer:
         for message_id, parts in self._pending_content.items():
             message = self._by_id.get(message_id)
             if message is not None:
+                message = self._writable(message)
                 message["content"] = _append(message, "content", parts)
         self._pending_content.clear()
         for tool_call_id, parts in self._pending_args.items():
-            call = self._tool_calls.get(tool_call_id)
+            call = self._writable_call(tool_call_id)
             if call is not None:
                 function = call["function"]
                 function["arguments"] = _append(function, "arguments", parts)
@@ -107,15 +108,49 @@ class EventReducer:
             log.warning("agui-widget: %s", text)
 
     def _set_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
-        """Adopt a transcript handed in from outside, copying what the reducer may write to.
+        """Adopt a transcript handed in from outside, copying on write.
 
-        Messages and their tool calls are copied (shallowly), never the caller's dicts mutated:
-        nested values are only ever replaced, not changed in place.
+        The caller's dicts are never changed: a handed-in message is copied (shallowly, with its
+        tool calls) the first time the reducer writes to it (:meth:`_writable`), and nested values
+        are only ever replaced, not changed in place. Messages no event touches stay the very
+        objects handed in, so a run costs what it changes, and what holds the old transcript (the
+        session's models of its messages, a view's copy) can tell by identity what is unchanged.
         """
         self._pending_content.clear()
         self._pending_args.clear()
-        self._messages: list[dict[str, Any]] = [_own_copy(message) for message in messages]
+        self._messages: list[dict[str, Any]] = [m if type(m) is dict else dict(m) for m in messages]
+        self._adopted: set[int] = {id(m) for m in self._messages}
+        """The messages handed in (by ``id``): the caller's, copied before any write."""
         self._reindex()
+
+    def _writable(self, message: dict[str, Any]) -> dict[str, Any]:
+        """``message``, or its private copy in its place when it was handed in (see above)."""
+        if id(message) not in self._adopted:
+            return message
+        copied = _own_copy(message)
+        self._adopted.discard(id(message))
+        index = self._index_of(message)
+        if index is not None:
+            self._messages[index] = copied
+        message_id = message.get("id")
+        if isinstance(message_id, str) and self._by_id.get(message_id) is message:
+            self._by_id[message_id] = copied
+        for old, new in zip(message.get("toolCalls") or (), copied.get("toolCalls") or (), strict=True):
+            call_id = old.get("id") if isinstance(old, dict) else None
+            if isinstance(call_id, str):
+                if self._tool_calls.get(call_id) is old:
+                    self._tool_calls[call_id] = new
+                if self._call_owner.get(call_id) is message:
+                    self._call_owner[call_id] = copied
+        return copied
+
+    def _writable_call(self, tool_call_id: str) -> dict[str, Any] | None:
+        """The tool call with that id, in a message the reducer may write to (None: no such call)."""
+        owner = self._call_owner.get(tool_call_id)
+        if owner is None:
+            return None
+        self._writable(owner)
+        return self._tool_calls.get(tool_call_id)
 
     def _reindex(self, start: int = 0) -> None:
         """Rebuild the indexes: everything when ``start`` is 0, else the positions from ``start``.
@@ -201,13 +236,16 @@ class EventReducer:
         parts = self._pending_content.pop(message_id, None)
         message = self._by_id.get(message_id)
         if parts is not None and message is not None:
+            message = self._writable(message)
             message["content"] = _append(message, "content", parts)
         if message is not None:
             for call in message.get("toolCalls") or ():
                 call_id = call.get("id") if isinstance(call, dict) else None
                 call_parts = self._pending_args.pop(call_id, None) if isinstance(call_id, str) else None
                 if call_parts is not None:
-                    call["function"]["arguments"] = _append(call["function"], "arguments", call_parts)
+                    writable = self._writable_call(call_id)  # type: ignore[arg-type]
+                    if writable is not None:
+                        writable["function"]["arguments"] = _append(writable["function"], "arguments", call_parts)
 
     def _merge_metadata(self, target: dict[str, Any], event: Any) -> bool:
         """Fold an event's metadata into what it builds: key by key, last write wins, no recursion."""
@@ -246,7 +284,7 @@ class EventReducer:
                 message["subagentRunId"] = event.subagent_run_id
             self._append_message(message)
             self._merge_metadata(message, event)
-        elif self._merge_metadata(message, event):
+        elif event.metadata is not None and self._merge_metadata(self._writable(message), event):
             self._touch_id(message_id)
 
     def _text_content(self, event: Any) -> None:
@@ -267,7 +305,7 @@ class EventReducer:
         if self.changed_from is None or index < self.changed_from:
             self.changed_from = index
         if event.metadata is not None:
-            self._merge_metadata(self._by_id[message_id], event)
+            self._merge_metadata(self._writable(self._by_id[message_id]), event)
 
     def _text_end(self, event: Any) -> None:
         message = self._by_id.get(event.message_id)
@@ -276,7 +314,7 @@ class EventReducer:
             return
         if message.get("role") == "activity":
             return
-        if self._merge_metadata(message, event):
+        if event.metadata is not None and self._merge_metadata(self._writable(message), event):
             self._touch_id(event.message_id)
 
     # -- tool calls --------------------------------------------------------------------------
@@ -286,6 +324,7 @@ class EventReducer:
         existing = self._tool_calls.get(tool_call_id)
         if existing is not None:
             # Idempotent: a replayed start updates the call instead of adding a second one.
+            existing = self._writable_call(tool_call_id) or existing
             function = existing["function"]
             renamed = function.get("name") != event.tool_call_name
             if renamed:
@@ -297,7 +336,7 @@ class EventReducer:
             if self._merge_metadata(existing, event) or renamed:
                 self._touch_message(self._call_owner[tool_call_id])
             return
-        owner = self._assistant_for(event.parent_message_id, tool_call_id, event.subagent_run_id)
+        owner = self._writable(self._assistant_for(event.parent_message_id, tool_call_id, event.subagent_run_id))
         call: dict[str, Any] = {
             "id": tool_call_id,
             "type": "function",
@@ -343,14 +382,16 @@ class EventReducer:
             parts.append(event.delta)
         self._touch_message(self._call_owner[tool_call_id])
         if event.metadata is not None:
-            self._merge_metadata(self._tool_calls[tool_call_id], event)
+            call = self._writable_call(tool_call_id)
+            if call is not None:
+                self._merge_metadata(call, event)
 
     def _tool_end(self, event: Any) -> None:
         call = self._tool_calls.get(event.tool_call_id)
         if call is None:
             self._warn(f"TOOL_CALL_END: no message holds a tool call with id '{event.tool_call_id}'")
             return
-        if self._merge_metadata(call, event):
+        if event.metadata is not None and self._merge_metadata(self._writable_call(event.tool_call_id) or call, event):
             self._touch_message(self._call_owner[event.tool_call_id])
 
     def _tool_result(self, event: Any) -> None:
@@ -449,6 +490,7 @@ class EventReducer:
             self._append_message(fresh)
             return
         if existing.get("role") == "activity":
+            existing = self._writable(existing)
             if replace:
                 # A replace re-mints the content and the attribution, not the metadata so far.
                 existing["activityType"] = event.activity_type
@@ -471,6 +513,7 @@ class EventReducer:
         if message.get("role") != "activity":
             self._warn(f"ACTIVITY_DELTA: message '{message_id}' is not an activity message")
             return
+        message = self._writable(message)
         self._merge_metadata(message, event)
         operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.patch]
         try:
@@ -484,13 +527,14 @@ class EventReducer:
 
     def _encrypted_value(self, event: Any) -> None:
         if event.subtype == "tool-call":
-            call = self._tool_calls.get(event.entity_id)
+            call = self._writable_call(event.entity_id) if event.entity_id in self._tool_calls else None
             if call is not None:
                 call["encryptedValue"] = event.encrypted_value
                 self._touch_message(self._call_owner[event.entity_id])
             return
         message = self._by_id.get(event.entity_id)
         if message is not None and message.get("role") != "activity":
+            message = self._writable(message)
             message["encryptedValue"] = event.encrypted_value
             self._touch_id(event.entity_id)
 

@@ -150,6 +150,7 @@ class Session:
         self.tools = list(tools)
         self.thread_id = thread_id or new_id("thread")
         self._state: Any = {} if state is None else copy.deepcopy(state)
+        self._input_messages = InputMessages()
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self.context: list[ContextEntry] = list(context)
         self.forwarded_props: dict[str, Any] = {}
@@ -544,7 +545,7 @@ class Session:
             run_id=new_id("run"),
             protocol_version=PROTOCOL_VERSION,
             state=copy.deepcopy(self.state),
-            messages=_input_messages(self.messages),
+            messages=self._input_messages(self.messages),
             tools=[tool.to_agui() for tool in self.tools],
             context=self._context_for_run(),
             forwarded_props={**self.forwarded_props, **(run.forwarded_props or {})} or None,
@@ -827,10 +828,52 @@ def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, 
     return [m.model_dump(mode="json", by_alias=True) for m in validated]
 
 
+class InputMessages:
+    """The transcript as an agent gets it, as AG-UI models: a message the input guard refused is
+    never sent, and a rich result's MIME bundle is for the view (the model gets the text in
+    ``content``).
+
+    Each message is validated once: a message equal to the one seen under its id last time (the
+    transcript's dicts are replaced when they change, never changed in place, so the comparison is
+    mostly of the same objects) gets the same model again, so a run's cost grows with what is new,
+    not with the whole transcript. Agents get these models in ``RunAgentInput.messages`` to read:
+    an agent must not change them in place (the next run would send the change), as AG-UI agents
+    do not.
+    """
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[dict[str, Any], Message]] = {}
+
+    def __call__(self, messages: list[dict[str, Any]]) -> list[Message]:
+        known = self._known
+        kept: dict[str, tuple[dict[str, Any], Message]] = {}
+        models: list[Message | None] = []
+        new: list[tuple[int, dict[str, Any]]] = []
+        for message in messages:
+            if "metadata" in message and mark_of(message, REFUSED) is not None:
+                continue
+            key = message.get("id")
+            entry = known.get(key) if isinstance(key, str) else None
+            if entry is not None and (entry[0] is message or entry[0] == message) and key not in kept:
+                kept[key] = (message, entry[1])  # type: ignore[index]
+                models.append(entry[1])
+            else:
+                new.append((len(models), message))
+                models.append(None)
+        if new:
+            validated = _messages_adapter.validate_python([without_mark(message, DISPLAY) for _, message in new])
+            for (index, message), model in zip(new, validated, strict=True):
+                models[index] = model
+                key = message.get("id")
+                if isinstance(key, str) and key not in kept:
+                    kept[key] = (message, model)
+        self._known = kept  # only what this transcript holds: nothing is kept for a message that went
+        return models  # type: ignore[return-value]
+
+
 def _input_messages(messages: list[dict[str, Any]]) -> list[Message]:
-    """The transcript as an agent gets it: a message the input guard refused is never sent, and a
-    rich result's MIME bundle is for the view (the model gets the text in ``content``)."""
-    return _messages_adapter.validate_python([without_mark(m, DISPLAY) for m in messages if mark_of(m, REFUSED) is None])
+    """The transcript as an agent gets it, validated afresh (see :class:`InputMessages`)."""
+    return InputMessages()(messages)
 
 
 def _answer_text(what: str, value: Any) -> str:

@@ -390,6 +390,54 @@ def test_callers_history_is_never_mutated() -> None:
     assert history == original
 
 
+def test_only_what_a_run_writes_to_is_copied_and_the_callers_dicts_never_change() -> None:
+    """Copy on write: the messages a run touches become the reducer's own; the rest stay the very
+    objects handed in (so a transcript of thousands costs a run nothing per untouched message)."""
+    history = [
+        {"id": "u0", "role": "user", "content": "hello"},
+        {
+            "id": "a0",
+            "role": "assistant",
+            "content": "",
+            "toolCalls": [{"id": "c0", "type": "function", "function": {"name": "f", "arguments": ""}}],
+        },
+        {"id": "act", "role": "activity", "activityType": "plan", "content": {"steps": ["one"]}},
+        {"id": "r0", "role": "reasoning", "content": "thinking"},
+        {"id": "a1", "role": "assistant", "content": "done", "metadata": {"k": 1}},
+        {"id": "u1", "role": "user", "content": "untouched"},
+    ]
+    original = copy.deepcopy(history)
+    consumer = EventConsumer(history)
+    _feed(
+        consumer,
+        [
+            RUN_STARTED,
+            {"type": "TOOL_CALL_START", "toolCallId": "c0", "toolCallName": "f", "parentMessageId": "a0"},
+            {"type": "TOOL_CALL_ARGS", "toolCallId": "c0", "delta": '{"x": 1}'},
+            {"type": "TOOL_CALL_END", "toolCallId": "c0", "metadata": {"m": 1}},
+            {
+                "type": "ACTIVITY_DELTA",
+                "messageId": "act",
+                "activityType": "plan",
+                "patch": [{"op": "add", "path": "/steps/-", "value": "two"}],
+            },
+            {"type": "REASONING_ENCRYPTED_VALUE", "subtype": "message", "entityId": "r0", "encryptedValue": "zzz"},
+            {"type": "TEXT_MESSAGE_START", "messageId": "a1", "role": "assistant"},
+            {"type": "TEXT_MESSAGE_END", "messageId": "a1", "metadata": {"k": 2}},
+        ],
+    )
+    messages = consumer.messages
+    assert history == original
+    assert messages[1]["toolCalls"][0]["function"]["arguments"] == '{"x": 1}' and messages[1]["toolCalls"][0]["metadata"] == {
+        "m": 1
+    }
+    assert messages[2]["content"] == {"steps": ["one", "two"]}
+    assert messages[3]["encryptedValue"] == "zzz" and messages[4]["metadata"] == {"k": 2}
+    assert [m is h for m, h in zip(messages, history, strict=True)] == [True, False, False, False, False, True]
+    _feed(consumer, [{"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "g", "parentMessageId": "a0"}])
+    assert [c["id"] for c in consumer.messages[1]["toolCalls"]] == ["c0", "c1"] and history == original
+
+
 # -- the request direction -------------------------------------------------------------------
 
 

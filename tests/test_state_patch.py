@@ -16,7 +16,9 @@ from agui_widget._state_patch import apply_patch, diff, json_copy, mirror
 
 keys = st.sampled_from(["a", "b", "c", "a/b", "t~1", "", "ünï", "0"])
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2, allow_nan=False), st.text(max_size=4))
-states = st.recursive(leaves, lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(keys, inner, max_size=5)), max_leaves=30)
+states = st.recursive(
+    leaves, lambda inner: st.one_of(st.lists(inner, max_size=6), st.dictionaries(keys, inner, max_size=5)), max_leaves=30
+)
 
 
 def containers(value: Any) -> list[int]:

@@ -7,6 +7,7 @@ on the streaming hot path, so no model objects there).
 
 from __future__ import annotations
 
+import functools
 import logging
 import typing
 from typing import Annotated, Any, Literal
@@ -36,7 +37,7 @@ copying, the agent's serializer and the views' messages long after it was accept
 
 
 class _Request(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, defer_build=True)
 
 
 class Hello(_Request):
@@ -105,7 +106,9 @@ class Resume(_Request):
 class JsonPatchOp(BaseModel):
     """One RFC 6902 operation (`value`, `from` as the operation needs)."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, json_schema_extra={"tsType": "JsonPatchOperation"})
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, json_schema_extra={"tsType": "JsonPatchOperation"}, defer_build=True
+    )
     op: Literal["add", "remove", "replace", "move", "copy", "test"]
     path: str
 
@@ -166,7 +169,14 @@ Request = Annotated[
     Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset | RunRecord,
     Field(discriminator="kind"),
 ]
-_request_adapter: TypeAdapter[Request] = TypeAdapter(Request)
+
+
+@functools.cache
+def _request_adapter() -> TypeAdapter[Request]:
+    """Built when the first request arrives, not at import (building it takes milliseconds)."""
+    return TypeAdapter(Request)
+
+
 REQUEST_KINDS = frozenset(
     typing.get_args(model.model_fields["kind"].annotation)[0] for model in typing.get_args(typing.get_args(Request)[0])
 )
@@ -191,7 +201,7 @@ def parse_request(raw: Any) -> Request:
     if where is not None:
         raise BadRequest(kind, f"the request holds a lone UTF-16 surrogate (half a character) at {where}")
     try:
-        return _request_adapter.validate_python(raw)
+        return _request_adapter().validate_python(raw)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(part) for part in error['loc'][1:]) or 'the request'}: {error['msg']}"
@@ -300,12 +310,16 @@ class _Payload(BaseModel):
     here is what the view assumes when a field is missing (its validators fill it in)."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", json_schema_serialization_defaults_required=True
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        json_schema_serialization_defaults_required=True,
+        defer_build=True,
     )
 
 
 class WireToolCall(BaseModel):
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     id: str
     function: dict[str, Any]
 
@@ -315,7 +329,7 @@ class WireMessage(BaseModel):
     is AG-UI's, read defensively."""
 
     model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", json_schema_extra={"tsType": "Message"}
+        alias_generator=to_camel, populate_by_name=True, extra="allow", json_schema_extra={"tsType": "Message"}, defer_build=True
     )
     id: str
     role: str
@@ -325,7 +339,7 @@ class WireMessage(BaseModel):
 class WireEvent(BaseModel):
     """An AG-UI event as it travels; each is checked on its own when applied, by its type."""
 
-    model_config = ConfigDict(extra="allow", json_schema_extra={"tsType": "AguiEvent"})
+    model_config = ConfigDict(extra="allow", json_schema_extra={"tsType": "AguiEvent"}, defer_build=True)
     type: str
 
 
@@ -579,7 +593,7 @@ class Traits(BaseModel):
     """Every synced traitlet, by its Python name (the names are attributes; their payloads are
     camelCase like the messages). Each field's description is its row in docs/wire.md."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     status: Literal["idle", "running", "waiting", "error"] = Field(
         description="`waiting`: a frontend tool call or an interrupt needs an answer"
     )
@@ -619,7 +633,7 @@ class Marks(BaseModel):
     """What agui-widget marks on messages and events, under `metadata.agui_widget`
     (agui_widget/_marks.py), apart from a producer's own metadata."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     stopped: bool | None = Field(None, description="a message a stop cut short")
     refused: str | None = Field(None, description="a user message the input guard refused: the reason; never sent to an agent")
     display: dict[str, Any] | None = Field(None, description="a rich result's MIME bundle, for the view; the model gets the text")

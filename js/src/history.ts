@@ -164,9 +164,10 @@ function userBefore(messages: readonly Message[], id: string): string | null {
 export type RunTrace = { run: PastRun; showSteps: boolean; showError: boolean };
 
 export function runTraces(history: RunHistory, messages: readonly Message[]): Map<string, RunTrace[]> {
-  const ids = new Set(messages.map((m) => m.id));
   const runs = history.list();
   const out = new Map<string, RunTrace[]>();
+  if (runs.length === 0) return out;
+  const ids = new Set(messages.map((m) => m.id));
   // Turns that a later attempt answered again, seen from the newest run back.
   const answeredLater = new Set<string>();
   if (history.active && history.activeTurn !== null) answeredLater.add(history.activeTurn);

@@ -71,8 +71,6 @@ export type TranscriptRows = {
   drawn: number;
   /** state renders shown after the transcript (the running run changes the state) */
   atEnd: RenderMessage[];
-  /** message id -> the key of the row that shows it (a sub-agent's messages share its block) */
-  rowOf: Map<string, string>;
   lastUser: string | null;
 };
 
@@ -98,11 +96,10 @@ export function MessageList({ scroller = NO_ELEMENT, content = NO_ELEMENT, follo
   // Kept in the page wherever the view is: the message Edit changes, and the cards waiting for
   // an answer (their controls are where the keyboard goes next).
   const keep = new Set<string>();
-  if (built.lastUser !== null) keep.add(built.rowOf.get(built.lastUser) ?? built.lastUser);
+  if (built.lastUser !== null) keep.add(rowKeyOf(conn, built.lastUser));
   for (const entry of pending) {
     const owner = entry.toolCallId ? conn.mirror.callOwnerOf(entry.toolCallId) : undefined;
-    const row = owner === undefined ? undefined : built.rowOf.get(owner);
-    if (row !== undefined) keep.add(row);
+    if (owner !== undefined) keep.add(rowKeyOf(conn, owner));
   }
   return (
     <>
@@ -115,18 +112,24 @@ export function MessageList({ scroller = NO_ELEMENT, content = NO_ELEMENT, follo
   );
 }
 
+/** The key of the row that shows message `id` (a sub-agent's messages share its block). */
+function rowKeyOf(conn: Connection, id: string): string {
+  const message = conn.mirror.message(id);
+  const sub = message ? subagentOf(message) : null;
+  return sub !== null ? `subagent:${sub}` : id;
+}
+
 /** The rows of the transcript as it stands. */
 export function transcriptRows(conn: Connection): TranscriptRows {
   const messages = conn.mirror.messages();
   const { user, answer } = lastTurn(messages);
-  const ids = new Set(messages.map((m) => m.id));
   // State renders sit after the message they follow (the last of the run that changed the state),
   // or at the end while a run changes it.
   const after = new Map<string, RenderMessage[]>();
   const atEnd: RenderMessage[] = [];
   for (const r of conn.mirror.renders()) {
     if (!r.key.startsWith("state:")) continue;
-    if (r.after !== null && ids.has(r.after)) pushTo(after, r.after, r);
+    if (r.after !== null && conn.mirror.message(r.after) !== undefined) pushTo(after, r.after, r);
     else atEnd.push(r);
   }
   const traces = runTraces(conn.history, messages);
@@ -138,7 +141,6 @@ export function transcriptRows(conn: Connection): TranscriptRows {
   }
   const seen = new Set<string>();
   const rows: WindowRow[] = [];
-  const rowOf = new Map<string, string>();
   let drawn = 0;
   const add = (key: string, guess: (m: Metrics) => number, render: () => ComponentChild, draws = true) => {
     rows.push({ key, guess, render });
@@ -151,7 +153,6 @@ export function transcriptRows(conn: Connection): TranscriptRows {
     const sub = subagentOf(m);
     if (sub !== null) {
       const key = `subagent:${sub}`;
-      rowOf.set(m.id, key);
       if (!seen.has(key)) {
         seen.add(key);
         const ids = members.get(sub) ?? [];
@@ -163,14 +164,8 @@ export function transcriptRows(conn: Connection): TranscriptRows {
       const author = authorOf(m, shownAlone);
       const label = author !== null && author !== lastAuthor ? author : undefined;
       if (author !== null) lastAuthor = author;
-      const props = { id: m.id, lastUser: m.id === user, lastAnswer: m.id === answer, author: label };
-      rowOf.set(m.id, m.id);
-      add(
-        m.id,
-        (x) => (shownAlone ? memoGuess(m, x, () => guessMessage(m, x)) + (label ? 1.6 * x.font : 0) : 0),
-        () => <MessageRow key={m.id} {...props} />,
-        shownAlone,
-      );
+      rows.push(messageRow(m, m.id === user, m.id === answer, label, shownAlone));
+      if (shownAlone) drawn++;
     }
     for (const r of after.get(m.id) ?? []) add(r.key, (x) => 6 * x.font + x.gap, () => <StateRender key={r.key} render={r} />);
     for (const t of traces.get(m.id) ?? []) {
@@ -184,7 +179,24 @@ export function transcriptRows(conn: Connection): TranscriptRows {
       }
     }
   }
-  return { rows, drawn, atEnd, rowOf, lastUser: user };
+  return { rows, drawn, atEnd, lastUser: user };
+}
+
+type Made = { row: WindowRow; lastUser: boolean; lastAnswer: boolean; author: Author | undefined; shownAlone: boolean };
+/** The row made for each message object, kept while it still fits: building the transcript's
+ * rows again after a message was appended then makes one row, not thousands. */
+const made = new WeakMap<Message, Made>();
+
+function messageRow(m: Message, lastUser: boolean, lastAnswer: boolean, author: Author | undefined, shownAlone: boolean): WindowRow {
+  const known = made.get(m);
+  if (known && known.lastUser === lastUser && known.lastAnswer === lastAnswer && known.author === author && known.shownAlone === shownAlone) return known.row;
+  const row: WindowRow = {
+    key: m.id,
+    guess: (x) => (shownAlone ? memoGuess(m, x, () => guessMessage(m, x)) + (author ? 1.6 * x.font : 0) : 0),
+    render: () => <MessageRow key={m.id} id={m.id} lastUser={lastUser} lastAnswer={lastAnswer} author={author} />,
+  };
+  made.set(m, { row, lastUser, lastAnswer, author, shownAlone });
+  return row;
 }
 
 /** About how tall a message's row is (px, its gap after it included), before it was drawn:

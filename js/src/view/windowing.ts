@@ -322,14 +322,14 @@ export function markdownHeight(text: string, m: Metrics): number {
   return proseLines * m.line + blank * 0.5 * m.font + code * m.line * 0.92 + blocks * 2 * m.font;
 }
 
-const guesses = new WeakMap<object, { key: string; value: number }>();
+const guesses = new WeakMap<object, { metrics: Metrics; value: number }>();
 
-/** `compute()` once per object and metrics (messages are immutable: a changed one is a new object). */
+/** `compute()` once per object and metrics object (messages are immutable: a changed one is a
+ * new object; the windowing makes a new metrics object when the page's metrics change). */
 export function memoGuess(of: object, m: Metrics, compute: () => number): number {
-  const key = `${m.width}|${m.font}|${m.line}|${m.gap}`;
   const known = guesses.get(of);
-  if (known && known.key === key) return known.value;
+  if (known && known.metrics === m) return known.value;
   const value = compute();
-  guesses.set(of, { key, value });
+  guesses.set(of, { metrics: m, value });
   return value;
 }

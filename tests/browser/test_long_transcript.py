@@ -74,6 +74,20 @@ ROWS = r"""
 }
 """
 
+# The rows drawn from the top of the transcript down to the first spacer (the rows kept further
+# down, such as the last user message, are left out).
+KEYS = r"""
+(root) => {
+  const keys = [];
+  for (const el of root.querySelector(".agui-transcript").children) {
+    if (el.classList.contains("agui-spacer")) break;
+    if (el.dataset.row) keys.push(el.dataset.row);
+  }
+  return keys;
+}
+"""
+FOCUSED_ROW = "() => document.activeElement?.closest('.agui-transcript > [data-row]')?.dataset.row ?? null"
+
 # Notes every length the text of the newest answer went through.
 STREAM = r"""
 (root) => {
@@ -150,8 +164,23 @@ def test_a_10000_message_transcript_draws_few_rows_scrolls_anywhere_and_still_fo
     assert covers(view), f"blank space in the view at the top: {view['visible']}"
     assert rows(chat)["drawn"] < 100
 
+    # Tab goes through the rows in order, on past the rows drawn at first.
+    drawn_first = max(turn_of(k) for k in chat.root.evaluate(KEYS))
+    focused = []
+    for _ in range(80):
+        page.keyboard.press("Tab")
+        key = page.evaluate(FOCUSED_ROW)
+        assert key is not None, f"Tab left the transcript after {focused[-3:]}"
+        if not focused or focused[-1] != key:
+            focused.append(key)
+    order = [2 * turn_of(k) + (k[0] == "a") for k in focused]
+    assert order == sorted(order), f"Tab went through the rows out of order: {focused}"
+    assert turn_of(focused[-1]) > drawn_first + 5, (
+        f"Tab stopped at {focused[-1]}; the rows first drawn went to turn {drawn_first}"
+    )
+
     # The wheel to the middle: the messages there, one after the other, filling the view.
-    wheel_over(page, box, view["scrollHeight"] / 2)
+    wheel_over(page, box, rows(chat)["scrollHeight"] / 2)
     settled_top(box)
     settle(page)
     view = rows(chat)

@@ -18,9 +18,21 @@ b. **frame times while streaming** ``--tokens`` tokens at ``--rate`` tokens/s: t
    max, and the frames over 50 ms), and the page's long tasks (over 50 ms) meanwhile. A self-check
    blocks the page for 120 ms afterwards: the frame intervals must show it;
 c. **the first render of a long transcript**: a cell runs ``AgentChat(messages=[...])`` with
-   ``--messages`` messages (user questions, and Markdown answers with lists and code) and displays
-   it; from the cell's start (the kernel's clock) and from the view's element appearing, to every
-   message row in the DOM, and to the frame after. The best and the median of ``--repeats`` runs.
+   ``--messages`` and with ``--long-messages`` messages (user questions, and Markdown answers with
+   lists and code) and displays it; from the cell's start (the kernel's clock) and from the view's
+   element appearing, to the newest message's row in the DOM, and to the frame in which it is on
+   screen (the chat follows the end). Then the transcript must answer at once: a scroll to the
+   top (the Home key's keydown, which stops the following, and the scroll offset set to 0), to
+   the first message's row on screen. Also the elements in the view once it is shown, and
+   appending one message from a cell (``chat.messages = chat.messages + [...]``): from the
+   kernel's clock before the assignment to the row on screen, with the kernel's own time for the
+   assignment, and the elements the page added and removed for it. The best and the median of
+   ``--repeats`` runs. A transcript is windowed (only the rows near the view are drawn) from
+   200 rows; the same transcripts drawn whole (``globalThis.aguiWidgetWindowFrom = Infinity``
+   in the page) are the baseline, ``--baseline-repeats`` runs each (``0``: none). A displayed
+   chat also leaves the conversation as a Markdown output, which JupyterLab renders (hidden)
+   before the view exists; the same windowed runs with ``keep_conversation=False`` show what
+   that copy costs.
 
 Tokens are words of 3 to 5 letters and a space, with a paragraph break every 40 tokens. The
 state and event panels stay closed.
@@ -167,33 +179,95 @@ def transcript(n):
     return messages
 
 
-MESSAGES = transcript({count})
+MESSAGES = {n: transcript(n) for n in {counts}}
+EXTRA = {"id": "extra", "role": "assistant", "content": "One more answer, **appended** from a cell."}
 len(MESSAGES)'''
 
-# Notes when the chat view appears in the notebook panel, and when it holds `expected` rows.
+# Notes when the chat view appears in the notebook panel, when the newest message's row is in the
+# DOM and when it is on screen; then scrolls to the top as the Home key does and notes when the
+# first message's row is on screen.
 TRANSCRIPT_RECORDER = r"""
-([panelId, expected]) => {
+([panelId, firstId, lastId]) => {
   const panel = document.getElementById(panelId);
-  const rec = { armed: Date.now(), created: null, rows: null, frame: null, painted: null, count: 0 };
+  const rec = { armed: Date.now(), created: null, rows: null, frame: null, nodes: null, rowCount: null, topAsked: null, top: null, topFrame: null };
+  const onScreen = (box, el) => {
+    const b = box.getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return r.bottom > b.top + 1 && r.top < b.bottom - 1;
+  };
+  const toTop = (root, box) => {
+    rec.topAsked = Date.now();
+    // The user's key: the chat stops following the end. The browser would then scroll; so do we.
+    box.dispatchEvent(new KeyboardEvent("keydown", { key: "Home", bubbles: true }));
+    box.scrollTop = 0;
+    const look = () => {
+      const first = root.querySelector(`.agui-transcript > [data-row="${firstId}"]`);
+      if (first && box.scrollTop < 1 && onScreen(box, first)) {
+        rec.top = Date.now();
+        requestAnimationFrame(() => { rec.topFrame = Date.now(); });
+      } else requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+  };
   const check = () => {
     const root = panel.querySelector(".jp-OutputArea-output .agui-widget");
     if (!root) return;
     if (rec.created === null) rec.created = Date.now();
-    const n = root.querySelectorAll(".agui-transcript > .agui-row").length;
-    rec.count = n;
-    if (n >= expected && rec.rows === null) {
+    const last = root.querySelector(`.agui-transcript > [data-row="${lastId}"]`);
+    if (last && rec.rows === null) {
       rec.rows = Date.now();
       observer.disconnect();
-      requestAnimationFrame(() => {
+      const box = root.querySelector(".agui-scroll");
+      const shown = () => {
+        if (!onScreen(box, last)) return requestAnimationFrame(shown);
         rec.frame = Date.now();
-        setTimeout(() => { rec.painted = Date.now(); }, 0);
-      });
+        rec.nodes = root.querySelectorAll("*").length;
+        rec.rowCount = root.querySelectorAll(".agui-transcript > [data-row]").length;
+        setTimeout(() => toTop(root, box), 0);
+      };
+      requestAnimationFrame(shown);
     }
   };
   const observer = new MutationObserver(check);
   observer.observe(panel, { subtree: true, childList: true });
   window.__transcriptRecord = rec;
 }
+"""
+
+# Back at the end (following again), then counts what the page adds and removes in the transcript
+# until the row `id` is on screen.
+APPEND_RECORDER = r"""
+([root, id]) => new Promise((ready) => {
+  const box = root.querySelector(".agui-scroll");
+  const column = root.querySelector(".agui-transcript");
+  const jump = [...root.querySelectorAll("button")].find((b) => /Jump to latest/.test(b.textContent || ""));
+  if (jump) jump.click();
+  const rec = { added: 0, removed: 0, row: null, frame: null };
+  const onScreen = (el) => {
+    const b = box.getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    return r.bottom > b.top + 1 && r.top < b.bottom - 1;
+  };
+  // Two quiet frames at the end before counting.
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    const observer = new MutationObserver((records) => {
+      for (const r of records) { rec.added += r.addedNodes.length; rec.removed += r.removedNodes.length; }
+      const row = column.querySelector(`:scope > [data-row="${id}"]`);
+      if (row && rec.row === null) {
+        rec.row = Date.now();
+        const shown = () => {
+          if (!onScreen(row)) return requestAnimationFrame(shown);
+          rec.frame = Date.now();
+          requestAnimationFrame(() => observer.disconnect());
+        };
+        requestAnimationFrame(shown);
+      }
+    });
+    observer.observe(column, { childList: true });
+    window.__appendRecord = rec;
+    ready(true);
+  }));
+})
 """
 
 
@@ -284,25 +358,78 @@ def stream_once(nb, chat, tokens: int, rate: float) -> dict[str, Any]:
     }
 
 
-def transcript_once(nb, count: int) -> dict[str, Any]:
+def transcript_once(nb, count: int, windowed: bool, kept: bool = True) -> dict[str, Any]:
     page = nb.page
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')")
     expect(nb.chat_roots).to_have_count(0)
-    page.evaluate(TRANSCRIPT_RECORDER, [nb.panel_id, count])
+    page.evaluate(
+        "w => { if (w) delete globalThis.aguiWidgetWindowFrom; else globalThis.aguiWidgetWindowFrom = Infinity; }", windowed
+    )
+    page.evaluate(TRANSCRIPT_RECORDER, [nb.panel_id, "u0", f"a{count // 2 - 1}"])
     clicked = time.time() * 1000
-    cell = nb.run_cell("print(time.time())\nbig = AgentChat(messages=MESSAGES)\nbig", timeout=120_000)
+    options = "" if kept else ", keep_conversation=False"
+    cell = nb.run_cell(f"print(time.time())\nbig = AgentChat(messages=MESSAGES[{count}]{options})\nbig", timeout=300_000)
     cell_start = float(cell.text.strip().splitlines()[0]) * 1000
-    page.wait_for_function("() => window.__transcriptRecord.painted !== null", timeout=120_000)
+    page.wait_for_function("() => window.__transcriptRecord.topFrame !== null", timeout=300_000)
     rec = page.evaluate("() => window.__transcriptRecord")
-    shown = nb.chat_roots.first.locator(".agui-transcript > .agui-row").count()
-    assert shown == count, f"{shown} rows for {count} messages"
+    if not windowed:
+        shown = nb.chat_roots.first.locator(".agui-transcript > [data-row]").count()
+        assert shown == count, f"{shown} rows for {count} messages drawn whole"
+
+    root = nb.chat_roots.first.element_handle()
+    page.evaluate(APPEND_RECORDER, [root, "extra"])
+    appended = nb.run_cell("t0 = time.time()\nbig.messages = big.messages + [EXTRA]\nprint(t0, time.time())", timeout=120_000)
+    t0, t1 = (float(x) * 1000 for x in appended.text.split())
+    page.wait_for_function("() => window.__appendRecord.frame !== null", timeout=120_000)
+    add = page.evaluate("() => window.__appendRecord")
     return {
         "messages": count,
+        "windowed": windowed,
+        "kept": kept,
         "run_requested_to_cell_start_ms": cell_start - clicked,
         "cell_start_to_view_ms": rec["created"] - cell_start,
         "cell_start_to_rows_ms": rec["rows"] - cell_start,
         "view_to_rows_ms": rec["rows"] - rec["created"],
         "cell_start_to_frame_ms": rec["frame"] - cell_start,
+        "top_to_rows_ms": rec["top"] - rec["topAsked"],
+        "top_to_frame_ms": rec["topFrame"] - rec["topAsked"],
+        "cell_start_to_top_frame_ms": rec["topFrame"] - cell_start,
+        "elements": rec["nodes"],
+        "rows": rec["rowCount"],
+        "append_kernel_ms": t1 - t0,
+        "append_to_row_ms": add["row"] - t0,
+        "append_to_frame_ms": add["frame"] - t0,
+        "append_added": add["added"],
+        "append_removed": add["removed"],
+    }
+
+
+TIMES = (
+    "cell_start_to_view_ms",
+    "cell_start_to_rows_ms",
+    "view_to_rows_ms",
+    "cell_start_to_frame_ms",
+    "top_to_rows_ms",
+    "top_to_frame_ms",
+    "cell_start_to_top_frame_ms",
+    "elements",
+    "rows",
+    "append_kernel_ms",
+    "append_to_row_ms",
+    "append_to_frame_ms",
+    "append_added",
+    "append_removed",
+)
+
+
+def transcript_runs(nb, count: int, windowed: bool, repeats: int, kept: bool = True) -> dict[str, Any]:
+    runs = [transcript_once(nb, count, windowed, kept) for _ in range(repeats)]
+    return {
+        "messages": count,
+        "windowed": windowed,
+        "kept": kept,
+        "runs": runs,
+        **{key: {"best": min(r[key] for r in runs), "median": statistics.median(r[key] for r in runs)} for key in TIMES},
     }
 
 
@@ -322,21 +449,19 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if probe < 100:
             print(f"warning: a 120 ms task showed as a {probe:.0f} ms frame: frame times are not measured here", file=sys.stderr)
 
-        nb2 = lab.open([TRANSCRIPT_SETUP.replace("{count}", str(args.messages))])
-        runs = [transcript_once(nb2, args.messages) for _ in range(args.repeats)]
-        results["transcript"] = {
-            "messages": args.messages,
-            "runs": runs,
-            **{
-                key: {"best": min(r[key] for r in runs), "median": statistics.median(r[key] for r in runs)}
-                for key in ("cell_start_to_view_ms", "cell_start_to_rows_ms", "view_to_rows_ms", "cell_start_to_frame_ms")
-            },
-        }
+        counts = [n for n in (args.messages, args.long_messages) if n > 0]
+        nb2 = lab.open([TRANSCRIPT_SETUP.replace("{counts}", repr(counts))])
+        results["transcripts"] = []
+        for count in counts:
+            results["transcripts"].append(transcript_runs(nb2, count, True, args.repeats))
+            results["transcripts"].append(transcript_runs(nb2, count, True, args.repeats, kept=False))
+            if args.baseline_repeats > 0:
+                results["transcripts"].append(transcript_runs(nb2, count, False, args.baseline_repeats))
     return results
 
 
 def table(results: dict[str, Any]) -> str:
-    lat, st, tr = results["latency"], results["stream"], results["transcript"]
+    lat, st = results["latency"], results["stream"]
 
     def trio(s: dict[str, float]) -> str:
         return f"{s['p50']:.0f} / {s['p95']:.0f} / {s['max']:.0f}"
@@ -354,22 +479,49 @@ def table(results: dict[str, Any]) -> str:
         f"| (b) updates of the answer in the DOM; streaming time in the kernel / in the page | {st['dom_updates']}; "
         f"{st['stream_s']:.2f} s / {st['shown_s']:.2f} s |",
     ]
-    n = tr["messages"]
-    transcript = ["| (c) first render of a transcript | best / median |", "|---|---:|"]
-    for key, label in (
-        ("cell_start_to_view_ms", f"cell starts → the view's element is in the page, {n:,} messages (ms)"),
-        ("view_to_rows_ms", f"the view's element → all {n:,} message rows in the DOM (ms)"),
-        ("cell_start_to_rows_ms", f"cell starts → all {n:,} message rows in the DOM (ms)"),
-        ("cell_start_to_frame_ms", "cell starts → the next animation frame after that (ms)"),
-    ):
-        transcript.append(f"| {label} | {tr[key]['best']:.0f} / {tr[key]['median']:.0f} |")
+    transcript = []
+    for count in sorted({t["messages"] for t in results["transcripts"]}):
+        of = [t for t in results["transcripts"] if t["messages"] == count]
+        windowed = next(t for t in of if t["windowed"] and t["kept"])
+        bare = next((t for t in of if t["windowed"] and not t["kept"]), None)
+        whole = next((t for t in of if not t["windowed"]), None)
+        transcript += [
+            f"| (c) a transcript of {count:,} messages, best / median | windowed | windowed, no kept copy | every row drawn |",
+            "|---|---:|---:|---:|",
+        ]
+        for key, label, digits in (
+            ("cell_start_to_view_ms", "cell starts → the view's element is in the page (ms)", 0),
+            ("view_to_rows_ms", "the view's element → the newest message's row in the DOM (ms)", 0),
+            ("cell_start_to_rows_ms", "cell starts → the newest message's row in the DOM (ms)", 0),
+            ("cell_start_to_frame_ms", "cell starts → the frame with the newest message on screen (ms)", 0),
+            ("top_to_rows_ms", "a scroll to the top → the first message on screen (ms)", 0),
+            ("top_to_frame_ms", "a scroll to the top → the next frame (ms)", 0),
+            ("cell_start_to_top_frame_ms", "cell starts → shown, scrolled to the top and shown there (ms)", 0),
+            ("elements", "elements in the view once shown", 0),
+            ("rows", "rows in the DOM once shown", 0),
+            ("append_to_frame_ms", "appending one message from a cell → on screen (ms)", 0),
+            ("append_kernel_ms", "of which the kernel's assignment (ms)", 0),
+            ("append_added", "elements added / removed in the transcript for it", 0),
+        ):
+
+            def cell(t: dict[str, Any] | None, key: str = key, digits: int = digits) -> str:
+                if t is None:
+                    return "not measured"
+                if key == "append_added":
+                    return f"{t['append_added']['median']:.0f} / {t['append_removed']['median']:.0f}"
+                return f"{t[key]['best']:,.{digits}f} / {t[key]['median']:,.{digits}f}"
+
+            transcript.append(f"| {label} | {cell(windowed)} | {cell(bare)} | {cell(whole)} |")
+        transcript.append("")
     m = results["machine"]
     note = (
         f"Chromium {m['chromium']}, headless with software rendering; {m['cpus']} CPUs; Python {m['python']}; "
-        f"(c) over {len(tr['runs'])} runs. Self-check of (b): a 120 ms task in the page showed as a "
+        f"(c) over {len(results['transcripts'][0]['runs'])} runs, the baseline over "
+        f"{max((len(t['runs']) for t in results['transcripts'] if not t['windowed']), default=0)}. "
+        f"Self-check of (b): a 120 ms task in the page showed as a "
         f"{results['frame_probe_ms']:.0f} ms frame."
     )
-    return "\n".join([*streaming, "", *transcript, "", note])
+    return "\n".join([*streaming, "", *transcript, note])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -380,7 +532,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens/s of the streaming run")
     parser.add_argument("--messages", type=int, default=1000)
+    parser.add_argument("--long-messages", type=int, default=10000, help="a second, longer transcript (0: none)")
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument(
+        "--baseline-repeats", type=int, default=2, help="runs of each transcript drawn whole, without windowing (0: none)"
+    )
     args = parser.parse_args(argv)
     results = run(args)
     print(json.dumps(results, indent=2) if args.json else table(results))

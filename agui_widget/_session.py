@@ -41,7 +41,7 @@ from ._attachments import AttachmentPolicy
 from ._consumer import EventConsumer
 from ._content import answer_dangling_calls, to_json_text
 from ._errors import describe_exception
-from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, records_of
+from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, Record, records_of
 from ._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
@@ -76,8 +76,10 @@ _messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
 class SessionListener:
     """What the session tells the widget. The defaults do nothing (a session can run alone)."""
 
-    def session_events(self, events: Sequence[BaseEvent]) -> None:
-        """Events were delivered (in order); ``messages``/``state`` already include them."""
+    def session_events(self, events: Sequence[BaseEvent], records: Sequence[tuple[Record, int]] = ()) -> None:
+        """Events were delivered (in order); ``messages``/``state`` already include them.
+        ``records`` are the same events as the event log keeps them (a plain delta as a tuple of
+        strings), when the session has them: what the hot path reads instead of the events."""
 
     def session_messages(self, start: int) -> None:
         """The transcript changed outside the event stream, from index ``start`` on."""
@@ -631,7 +633,7 @@ class Session:
         self.event_log.add(records)
         if self._recording is not None:
             self._recording.add(records)
-        self.listener.session_events(events)
+        self.listener.session_events(events, records)
         if self.hooks.on_event is not None:
             self.hooks.events(events)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -48,15 +49,49 @@ class BatchingTransport:
         self._timer: asyncio.TimerHandle | None = None
         self._last_flush = float("-inf")
         self.messages_sent = 0
+        self._open: tuple[str, str] | None = None
+        """The kind and id of the plain delta that ends the batch, when one does (see :meth:`delta`)."""
+        self._open_parts: list[str] = []
 
-    def event(self, wire_event: dict[str, Any], at: float) -> None:
-        """Queue one camelCase event that arrived at ``at`` (epoch milliseconds); it goes out
-        within ``window`` seconds."""
+    def event(self, wire_event: dict[str, Any], at: float | None = None) -> None:
+        """Queue one camelCase event that arrived at ``at`` (epoch milliseconds; now when not
+        given); it goes out within ``window`` seconds."""
+        self._close_open()
         batch = self._batch
         if batch and self._merge(batch[-1], wire_event):
             return
-        batch.append(wire_event)
-        self._times.append(at)
+        self._queue(wire_event, at)
+
+    def delta(self, kind: str, ident: str, delta: str, at: float | None = None) -> None:
+        """Queue a plain delta (``kind`` names its event type, ``ident`` its message or tool
+        call): the hot path, most of a stream. It joins the deltas before it of the same kind and
+        id, so a batch carries one delta per message, not one per token; the pieces are joined
+        once, when the batch goes (or another event follows)."""
+        if self._open is not None and self._open[0] == kind and self._open[1] == ident:
+            self._open_parts.append(delta)
+            return
+        self._close_open()
+        batch = self._batch
+        wire_event = {"type": kind, BY_NAME[kind].id_key: ident, "delta": delta}
+        if batch and self._merge(batch[-1], wire_event):
+            wire_event = batch[-1]
+        else:
+            self._queue(wire_event, at)
+            if not self._batch:  # sent at once
+                return
+        self._open = (kind, ident)
+        self._open_parts = [wire_event["delta"]]
+
+    def _close_open(self) -> None:
+        """Join the pieces of the plain delta that ends the batch into it."""
+        if self._open is not None:
+            self._batch[-1]["delta"] = "".join(self._open_parts)
+            self._open = None
+            self._open_parts = []
+
+    def _queue(self, wire_event: dict[str, Any], at: float | None) -> None:
+        self._batch.append(wire_event)
+        self._times.append(round(time.time() * 1000) if at is None else at)  # a merged delta needs no time of its own
         if self._timer is None:
             try:
                 loop = asyncio.get_running_loop()
@@ -79,6 +114,7 @@ class BatchingTransport:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        self._close_open()
         if self._batch:
             batch, times, self._batch, self._times = self._batch, self._times, [], []
             self._deliver(events_message(batch, times))

@@ -16,7 +16,6 @@ import os
 import pathlib
 import re
 import sys
-import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -25,12 +24,13 @@ import anywidget
 import jsonpatch
 import jsonpointer
 import traitlets
-from ag_ui.core import BaseEvent, Context, Tool
+from ag_ui.core import BaseEvent, Context, EventType, Tool
 from pydantic import ValidationError
 
 from . import _wire
 from ._assets import read_asset
 from ._attachments import AttachmentPolicy, attachment_parts, with_attachments
+from ._eventlog import Record
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
@@ -47,6 +47,8 @@ from ._tools import FrontendTool, coerce_tools
 from ._transport import DEFAULT_WINDOW, BatchingTransport
 
 log = logging.getLogger("agui_widget")
+
+TOOL_CALL_ARGS = EventType.TOOL_CALL_ARGS.value
 
 _STATIC = pathlib.Path(__file__).parent / "static"
 _MISSING_BUNDLE = """
@@ -563,14 +565,25 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     # -- SessionListener ----------------------------------------------------------------------
 
-    def session_events(self, events: Sequence[BaseEvent]) -> None:
-        at = round(time.time() * 1000)
-        for event in events:
-            self._transport.event(_wire.event_to_wire(event), at)
-        session = self._session
-        predicted = self._genui.events(events, lambda: session.messages, session.state)
-        if predicted is not session.state:
-            session.state = predicted  # the views predict the same from the same events
+    def session_events(self, events: Sequence[BaseEvent], records: Sequence[tuple[Record, int]] = ()) -> None:
+        transport = self._transport
+        text_only = len(records) == len(events)
+        if text_only:  # a plain delta is already three strings: no second look at the event
+            for (record, _size), event in zip(records, events, strict=True):
+                if type(record) is tuple:
+                    transport.delta(*record)
+                    text_only = text_only and record[0] != TOOL_CALL_ARGS
+                else:
+                    transport.event(_wire.event_to_wire(event))
+                    text_only = False
+        else:
+            for event in events:
+                transport.event(_wire.event_to_wire(event))
+        if not text_only:  # text deltas (most of a stream) predict no state and render no tool
+            session = self._session
+            predicted = self._genui.events(events, lambda: session.messages, session.state)
+            if predicted is not session.state:
+                session.state = predicted  # the views predict the same from the same events
         self._schedule_refresh()
 
     def session_messages(self, start: int) -> None:

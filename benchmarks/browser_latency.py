@@ -516,8 +516,8 @@ def table(results: dict[str, Any]) -> str:
     m = results["machine"]
     note = (
         f"Chromium {m['chromium']}, headless with software rendering; {m['cpus']} CPUs; Python {m['python']}; "
-        f"(c) over {len(results['transcripts'][0]['runs'])} runs, the baseline over "
-        f"{max((len(t['runs']) for t in results['transcripts'] if not t['windowed']), default=0)}. "
+        f"(c) over {max((len(t['runs']) for t in results['transcripts'] if t['windowed']), default=0)} runs, "
+        f"the baseline over {max((len(t['runs']) for t in results['transcripts'] if not t['windowed']), default=0)}. "
         f"Self-check of (b): a 120 ms task in the page showed as a "
         f"{results['frame_probe_ms']:.0f} ms frame."
     )

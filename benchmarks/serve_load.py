@@ -18,10 +18,12 @@ once per ``--workers`` count (1 and 2: one worker process, and one per core). Pe
   refused, reset or closed early, still open at the level's deadline);
 - the server's memory: the resident set (``VmRSS`` from ``/proc``) of all its processes summed
   (the command and every worker), sampled every 50 ms: idle before the load, its peak, the peak
-  over idle per concurrent stream, and after the load once it stops changing. Before and after
-  the load each worker also describes itself (a run the agent answers with a CUSTOM event): the
-  objects the garbage collector tracks and the blocks Python has allocated, then what a full
-  collection finds unreachable, and glibc's heap in use and free (``mallinfo2``): memory still
+  over idle per concurrent stream, and after the load once it stops changing (watched 12 s at
+  least: a worker gives its memory back a second after its last run, at most every 10 s, see
+  agui_widget/server/_memory.py). Before and after the load each worker also describes itself
+  (a run the agent answers with a CUSTOM event): the objects the garbage collector tracks and
+  the blocks Python has allocated, then what a full collection finds unreachable, its resident
+  set after that collection and after ``malloc_trim``, and glibc's heap in use: memory still
   alive told apart from memory freed but kept;
 - CPU seconds: the server's and the clients' (a saturated client would show).
 
@@ -39,7 +41,7 @@ Usage::
 
 Bounded: each level has a deadline (6 times its ideal duration, at least 60 s; streams still open
 then are errors), the run stops by itself, and the server's processes are always killed (also when
-this script is). The exit status is 1 when any stream failed. About 3 minutes with the defaults.
+this script is). The exit status is 1 when any stream failed. About 5 minutes with the defaults.
 """
 
 from __future__ import annotations
@@ -531,7 +533,9 @@ def run_level(args: argparse.Namespace, workers: int, streams: int) -> dict[str,
             if index >= 2 and result["first"] is not None:
                 baseline.append(result["first"])
         idle_reports = probe(server.port, workers)
-        time.sleep(0.5)
+        # A worker gives memory back a second after its last run, which takes it some 40 ms: that
+        # happens before the load, not as its first streams arrive.
+        time.sleep(2.0)
         idle_total, idle_largest = server.rss()
         cpu_before = server.cpu()
         expected = args.ramp + args.rounds * args.tokens / args.rate
@@ -553,7 +557,7 @@ def run_level(args: argparse.Namespace, workers: int, streams: int) -> dict[str,
             client.wait(30)
         server_cpu = server.cpu() - cpu_before
         runs = [client_results(output) for _, output in clients]
-        after_total, after_largest = settle(server, args.settle)
+        after_total, after_largest = settle(server, args.settle, args.settle + 10)
         reports = probe(server.port, workers)
     finally:
         for client, _ in clients:
@@ -610,21 +614,16 @@ async def single(port: int, run_id: str, history_kb: int) -> dict[str, Any]:
     return await one_stream(port, run_id, asyncio.get_running_loop().time() + 10, {"tokens": 1}, history_kb)
 
 
-SETTLE_AT_LEAST = 3.0
-"""Seconds the memory after the load is watched at least (a worker gives memory back a second
-after its last run, agui_widget/server/_memory.py)."""
-
-
-def settle(server: Server, limit: float) -> tuple[int, int]:
-    """The server's resident set once it stops changing (by 1 % over two seconds, after
-    ``SETTLE_AT_LEAST`` seconds), or after ``limit`` seconds."""
+def settle(server: Server, least: float, limit: float) -> tuple[int, int]:
+    """The server's resident set once it stops changing: watched ``least`` seconds at least, then
+    until it changes by no more than 1 % over two seconds, ``limit`` seconds at most."""
     start = time.monotonic()
     samples = [server.rss()]
     while time.monotonic() - start < limit:
         time.sleep(0.5)
         samples.append(server.rss())
         window = [total for total, _ in samples[-5:]]
-        if time.monotonic() - start >= SETTLE_AT_LEAST and len(window) == 5 and max(window) - min(window) <= 0.01 * max(window):
+        if time.monotonic() - start >= least and len(window) == 5 and max(window) - min(window) <= 0.01 * max(window):
             break
     return samples[-1]
 
@@ -708,7 +707,13 @@ def main() -> None:
     parser.add_argument("--history", type=int, default=0, help="KB of earlier turns each request's transcript holds (0)")
     parser.add_argument("--rounds", type=int, default=1, help="runs each client makes one after another (1)")
     parser.add_argument("--baseline", type=int, default=5, help="single requests on the idle server, one after another (5)")
-    parser.add_argument("--settle", type=float, default=10.0, help="seconds at most to wait for memory to settle after the load")
+    parser.add_argument(
+        "--settle",
+        type=float,
+        default=12.0,
+        help="seconds the memory after the load is watched at least (12: a worker gives memory back a second after "
+        "its last run, and at most every 10 s)",
+    )
     parser.add_argument("--trace", type=int, default=0, help="start the server with PYTHONTRACEMALLOC=N (costs memory and time)")
     parser.add_argument(
         "--quick", action="store_true", help="20 streams of 40 tokens, 1 and 2 workers: a check, not a measurement"
@@ -729,7 +734,7 @@ def main() -> None:
     args.tokens = args.tokens or (40 if args.quick else 200)
     args.ramp = args.ramp if args.ramp is not None else (0.2 if args.quick else 1.0)
     if args.quick:
-        args.settle = min(args.settle, 4.0)
+        args.settle = min(args.settle, 2.0)
         args.baseline = min(args.baseline, 2)
     raise_open_files_limit(max(args.streams) + 256)  # the server's processes inherit it
     levels = []

@@ -171,13 +171,6 @@ class Slow(Streamer):
             yield event
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="EventStreamResponse (server/_app.py) cancels the task that streams when the client "
-    "leaves; anyio keeps that task's CancelledError in a reference cycle, and its traceback holds "
-    "the run's frames. Streaming in the host task, the disconnect listener in a child with a "
-    "cancel scope of its own, leaves none.",
-)
 async def test_a_run_whose_client_left_leaves_no_part_of_its_pipeline_alive() -> None:
     app = create_app(Slow(tokens=50))
     body = make_input("hi").model_dump_json(by_alias=True).encode()

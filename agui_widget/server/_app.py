@@ -21,7 +21,7 @@ from fastapi.responses import JSONResponse
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .._eventlog import EventLog
+from .._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
 from .._hooks import ErrorInfo, Guard, Hook, Hooks, check_guard
 from ..adapters import Agent, as_agent
 from ._auth import Auth, AuthMiddleware, auth_hook, user_of
@@ -63,16 +63,23 @@ class EventStreamResponse(StreamingResponse):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
+            # The stream runs in this task; a child listens for the client leaving, in a scope of
+            # its own, so that when the stream ends first the child returns rather than ending
+            # cancelled: anyio keeps a cancelled child's CancelledError in a reference cycle whose
+            # traceback holds the run's frames (its consumer, its transcript), which would then
+            # wait for the garbage collector.
             async with anyio.create_task_group() as group:
+                listening = anyio.CancelScope()
 
-                async def stream() -> None:
-                    with contextlib.suppress(OSError):  # the client went away mid-write
-                        await self.stream_response(send)
-                    group.cancel_scope.cancel()
+                async def listen() -> None:
+                    with listening:
+                        await self.listen_for_disconnect(receive)
+                        group.cancel_scope.cancel()  # the client left: the stream stops
 
-                group.start_soon(stream)
-                await self.listen_for_disconnect(receive)
-                group.cancel_scope.cancel()
+                group.start_soon(listen)
+                with contextlib.suppress(OSError):  # the client went away mid-write
+                    await self.stream_response(send)
+                listening.cancel()
         finally:
             with anyio.CancelScope(shield=True):
                 aclose = getattr(self.body_iterator, "aclose", None)
@@ -203,7 +210,7 @@ def create_app(
         encoder = EventEncoder(accept=request.headers.get("accept"))  # type: ignore[arg-type]
         consumer = consumer_for(run_input)
         run = ServedRun(run_input.run_id, run_input.thread_id, entry.name, user, run_input)
-        run.event_log = EventLog() if keep_events else None
+        run.event_log = EventLog(MAX_EVENTS, MAX_EVENT_BYTES) if keep_events else None  # bounded as a chat's is
         agent: Agent = entry.agent
         if guard is not None:
             content = turn_content(run_input)

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from agui_widget.server import create_app
 
 from .agui_check import assert_valid_streams
 from .langchain_fakes import model as fake_chat_model
-from .live_server import closed_port, live_server
+from .live_server import live_server, serve_command
 from .support import make_input, text_of, types, user
 
 _events = TypeAdapter(Event)
@@ -326,18 +325,6 @@ async def test_a_store_the_app_opened_from_a_path_is_closed_at_shutdown_and_a_gi
     assert closed == [str(tmp_path / "opened.db")]
 
 
-def wait_for_health(url: str, process: subprocess.Popen[str], timeout: float = 30.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"the server exited: {process.communicate()[1]}")
-        try:
-            return httpx.get(url + "/health", timeout=1).json()
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    raise AssertionError("the server did not answer /health in time")
-
-
 def test_the_serve_command_runs_a_module_attribute(tmp_path: Path) -> None:
     (tmp_path / "myagents.py").write_text(
         textwrap.dedent(
@@ -350,22 +337,10 @@ def test_the_serve_command_runs_a_module_attribute(tmp_path: Path) -> None:
             """
         )
     )
-    port = closed_port()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    command = [sys.executable, "-m", "agui_widget", "serve", "echo=myagents:echo", "rev=myagents:reverse", "--port", str(port)]
-    process = subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        assert wait_for_health(url, process) == {"status": "ok", "agents": ["echo", "rev"]}
+    with serve_command(["echo=myagents:echo", "rev=myagents:reverse"], tmp_path) as url:
+        assert httpx.get(url + "/health", timeout=10).json() == {"status": "ok", "agents": ["echo", "rev"]}
         response = httpx.post(url + "/agents/rev", json=body(make_input("stressed")), timeout=10)
         assert text_of(parse_sse(response.text)) == "desserts"
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
 
 
 def test_the_serve_command_explains_a_bad_target(tmp_path: Path) -> None:
@@ -434,36 +409,12 @@ async def test_a_postgresql_url_opens_a_store_the_app_closes_at_shutdown(postgre
 
 
 def test_two_serve_processes_share_one_postgresql_store(tmp_path: Path, postgres_dsn: str) -> None:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    ports = [closed_port(), closed_port()]
-    processes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "agui_widget", "serve", "--port", str(port), "--store", postgres_dsn],
-            cwd=tmp_path,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for port in ports
-    ]
-    try:
-        urls = [f"http://127.0.0.1:{port}" for port in ports]
-        for url, process in zip(urls, processes):
-            wait_for_health(url, process)
+    with serve_command(["--store", postgres_dsn], tmp_path) as one, serve_command(["--store", postgres_dsn], tmp_path) as two:
         first = make_input("add buy milk")
-        httpx.post(urls[0], json=body(first), timeout=30)
-        saved = httpx.get(f"{urls[1]}/threads/{first.thread_id}", timeout=10).json()
+        httpx.post(one, json=body(first), timeout=30)
+        saved = httpx.get(f"{two}/threads/{first.thread_id}", timeout=10).json()
         assert [m["role"] for m in saved["messages"]] == ["user", "assistant"]
-        httpx.post(urls[1], json=body(make_input([*saved["messages"], user("show my list")], state=saved["state"])), timeout=30)
-        listing = httpx.get(f"{urls[0]}/threads", timeout=10).json()["threads"]
-        again = httpx.get(f"{urls[0]}/threads/{first.thread_id}", timeout=10).json()
+        httpx.post(two, json=body(make_input([*saved["messages"], user("show my list")], state=saved["state"])), timeout=30)
+        listing = httpx.get(f"{one}/threads", timeout=10).json()["threads"]
+        again = httpx.get(f"{one}/threads/{first.thread_id}", timeout=10).json()
         assert [t["threadId"] for t in listing] == [first.thread_id] and len(again["messages"]) == 4
-    finally:
-        for process in processes:
-            process.terminate()
-            try:
-                process.wait(10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(10)

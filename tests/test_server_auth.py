@@ -5,9 +5,6 @@ or any stream starts, and threads scoped to the user who made them, in every sto
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -22,9 +19,9 @@ from agui_widget.adapters import DemoAgent
 from agui_widget.server import create_app
 from agui_widget.server._cli import read_tokens
 
-from .live_server import closed_port, live_server
+from .live_server import live_server, serve_command
 from .support import make_input, text_of, user
-from .test_server import body, parse_sse, wait_for_health
+from .test_server import body, parse_sse
 
 TOKENS = {"alice": "tok-alice-7f3a", "bob": "tok-bob-91c2"}
 
@@ -259,48 +256,18 @@ def test_a_tokens_file_is_user_and_token_per_line_or_json(tmp_path: Path) -> Non
         read_tokens(tmp_path / "missing.txt")
 
 
-def serve(args: list[str], cwd: Path, env_extra: dict[str, str] | None = None) -> tuple[str, subprocess.Popen[str]]:
-    port = closed_port()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]), **(env_extra or {})}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agui_widget", "serve", "--port", str(port), "--log-level", "warning", *args],
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    return f"http://127.0.0.1:{port}", process
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    process.terminate()
-    try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(10)
-
-
 def test_the_serve_command_takes_its_token_from_the_environment(tmp_path: Path) -> None:
-    url, process = serve([], tmp_path, {"AGUI_WIDGET_TOKEN": "from-the-env"})
-    try:
-        wait_for_health(url, process)
+    with serve_command([], tmp_path, {"AGUI_WIDGET_TOKEN": "from-the-env"}) as url:
         assert httpx.post(url, json=body(make_input("hi")), timeout=10).status_code == 401
         answered = httpx.post(url, json=body(make_input("weather in Oslo")), headers=bearer("from-the-env"), timeout=30)
         assert answered.status_code == 200 and "Oslo" in text_of(parse_sse(answered.text))
-    finally:
-        stop(process)
 
 
 def test_two_serve_processes_on_one_postgresql_serve_one_class(tmp_path: Path, postgres_dsn: str) -> None:
     """The deployment docs/remote.md describes: two servers, one database, a token per student."""
     (tmp_path / "class.tokens").write_text("".join(f"{name} {token}\n" for name, token in TOKENS.items()))
-    servers = [serve(["--store", postgres_dsn, "--tokens", "class.tokens"], tmp_path) for _ in range(2)]
-    try:
-        for url, process in servers:
-            wait_for_health(url, process)
-        (one, _), (two, _) = servers
+    args = ["--store", postgres_dsn, "--tokens", "class.tokens"]
+    with serve_command(args, tmp_path) as one, serve_command(args, tmp_path) as two:
         alices, bobs = fresh_input("add buy milk"), fresh_input("add call mum")
         assert httpx.post(one, json=body(alices), headers=bearer(TOKENS["alice"]), timeout=30).status_code == 200
         assert httpx.post(two, json=body(bobs), headers=bearer(TOKENS["bob"]), timeout=30).status_code == 200
@@ -316,6 +283,3 @@ def test_two_serve_processes_on_one_postgresql_serve_one_class(tmp_path: Path, p
             assert httpx.get(f"{url}/threads/{alices.thread_id}", headers=bearer(TOKENS["bob"]), timeout=10).status_code == 403
         again = httpx.get(f"{one}/threads/{alices.thread_id}", headers=bearer(TOKENS["alice"]), timeout=10).json()
         assert len(again["messages"]) == 4
-    finally:
-        for _, process in servers:
-            stop(process)

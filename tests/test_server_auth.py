@@ -283,3 +283,32 @@ def test_two_serve_processes_on_one_postgresql_serve_one_class(tmp_path: Path, p
             assert httpx.get(f"{url}/threads/{alices.thread_id}", headers=bearer(TOKENS["bob"]), timeout=10).status_code == 403
         again = httpx.get(f"{one}/threads/{alices.thread_id}", headers=bearer(TOKENS["alice"]), timeout=10).json()
         assert len(again["messages"]) == 4
+
+
+async def test_a_chat_in_a_real_kernel_with_its_token_chats_with_a_protected_server(tmp_path: Path) -> None:
+    """The notebook side as a user has it: an ipykernel, a view asking, the server in a process of its own."""
+    from .kernel_harness import FakeFrontEnd
+
+    (tmp_path / "class.tokens").write_text(f"alice {TOKENS['alice']}\n")
+    with serve_command(["--tokens", "class.tokens"], tmp_path) as url:
+        async with FakeFrontEnd.running() as fe:
+            chat = await fe.create_widget(
+                "from agui_widget import AgentChat\n"
+                f"chat = AgentChat({url!r}, headers={{'Authorization': 'Bearer {TOKENS['alice']}'}})\n"
+            )
+            fe.send_custom(chat, {"kind": "send", "text": "weather in Lisbon"})  # as the view sends it
+            await fe.execute(
+                "import asyncio\n"
+                "for _ in range(300):\n"
+                "    if len(chat.messages) >= 2 and chat.status == 'idle':\n"
+                "        break\n"
+                "    await asyncio.sleep(0.1)\n",
+                timeout=40,
+            )
+            reply = await fe.evaluate("chat.messages[-1]['content']")
+            result = await fe.execute(
+                f"stranger = AgentChat({url!r})\nrun = await stranger.send('hello')\nprint(run.status, stranger.error)",
+                timeout=30,
+            )
+    assert "Lisbon" in reply
+    assert result.stdout.startswith("error The agent at") and "401" in result.stdout

@@ -13,13 +13,12 @@ import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
 if TYPE_CHECKING:
     from ._run import Run
-    from .server._runs import ServedRun
 
 log = logging.getLogger("agui_widget")
 
@@ -35,13 +34,36 @@ INPUT_REFUSED = "input_refused"
 app's guard (``create_app(guard=...)``) answers so, and a chat shows such a turn as refused."""
 
 
+class RunRecord(Protocol):
+    """What ``on_run_end`` and ``on_error`` read of a run: a chat's ``Run``, or a served app's
+    ``ServedRun`` (the same names)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    @property
+    def refused(self) -> str | None: ...
+
+    @property
+    def events(self) -> list[BaseEvent]: ...
+
+    @property
+    def reply(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class ErrorInfo:
     """What ``on_error`` receives: the message and class shown to the user, and what caused it."""
 
     message: str
     code: str
-    run: Run | ServedRun
+    run: Run | RunRecord
     """The notebook's turn, or the served run (``create_app``)."""
     exception: BaseException | None = None
 
@@ -65,7 +87,7 @@ class Hooks:
         if self.on_run_start is not None:
             call_hook("on_run_start", self.on_run_start, run_input)
 
-    def run_end(self, run: Run | ServedRun) -> None:
+    def run_end(self, run: Run | RunRecord) -> None:
         if self.on_run_end is not None:
             call_hook("on_run_end", self.on_run_end, run)
 

@@ -107,6 +107,10 @@ export class RowWindow {
   private span: Span = { start: 0, end: 0 };
   private spans: Span[] = [];
   private anchor: Anchor | null = null;
+  /** Home was pressed: the view stays at the very top while the rows there are measured (their
+   * heights correcting the estimates would otherwise leave it a few pixels down), until the
+   * user scrolls again. */
+  private toTop = false;
   private origin = 0;
   private viewHeight = 0;
   private focused: string | null = null;
@@ -178,11 +182,20 @@ export class RowWindow {
     this.column = column;
     const view = box.ownerDocument.defaultView;
     const onScroll = () => this.onScroll();
+    const onKey = (e: KeyboardEvent) => {
+      this.toTop = e.key === "Home" && !e.shiftKey && !e.ctrlKey && !e.metaKey && !isTextEntry(e.target);
+      if (this.toTop) this.pinTop();
+    };
+    const onUser = () => (this.toTop = false);
     const onFocus = (e: FocusEvent) => (this.focused = this.rowOf(e.target as Node | null));
     const onBlur = (e: FocusEvent) => {
       if (this.rowOf(e.relatedTarget as Node | null) === null) this.focused = null;
     };
     box.addEventListener("scroll", onScroll, { passive: true });
+    box.addEventListener("keydown", onKey);
+    box.addEventListener("wheel", onUser, { passive: true });
+    box.addEventListener("touchstart", onUser, { passive: true });
+    box.addEventListener("pointerdown", onUser);
     column.addEventListener("focusin", onFocus);
     column.addEventListener("focusout", onBlur);
     const Observer = view?.ResizeObserver ?? globalThis.ResizeObserver;
@@ -200,6 +213,10 @@ export class RowWindow {
     return () => {
       if (!this.nativeAnchoring) box.style.overflowAnchor = "";
       box.removeEventListener("scroll", onScroll);
+      box.removeEventListener("keydown", onKey);
+      box.removeEventListener("wheel", onUser);
+      box.removeEventListener("touchstart", onUser);
+      box.removeEventListener("pointerdown", onUser);
       column.removeEventListener("focusin", onFocus);
       column.removeEventListener("focusout", onBlur);
       mutations?.disconnect();
@@ -223,6 +240,7 @@ export class RowWindow {
 
   private onScroll(): void {
     this.redraws = 0;
+    this.pinTop();
     this.saveAnchor();
     if (!this.covered()) this.redraw();
   }
@@ -278,10 +296,20 @@ export class RowWindow {
     this.anchor = this.model.anchorAt(this.viewTop(this.box));
   }
 
+  /** At the very top, and kept there (see ``toTop``). */
+  private pinTop(): void {
+    const { box } = this;
+    if (box && this.toTop && !this.following && box.scrollTop !== 0) box.scrollTop = 0;
+  }
+
   /** Puts the anchor row back where it was in the view. */
   private restoreAnchor(): void {
     const { box } = this;
     if (!box) return;
+    if (this.toTop && !this.following) {
+      this.pinTop();
+      return;
+    }
     if (this.following || this.anchor === null) {
       this.saveAnchor();
       return;
@@ -400,4 +428,11 @@ function supportsScrollAnchoring(): boolean {
  * row begins exactly `height` px after the spacer's top (styles.css). */
 function Spacer({ height }: { height: number }) {
   return <div class="agui-spacer" aria-hidden="true" style={{ height: `${Math.max(0, height)}px` }} />;
+}
+
+/** Keys typed into a text field (the composer, an edit box) move its caret, not the transcript. */
+function isTextEntry(target: EventTarget | null): boolean {
+  const el = target as HTMLElement | null;
+  if (!el || typeof el.tagName !== "string") return false;
+  return el.isContentEditable || el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT";
 }

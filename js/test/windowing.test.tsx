@@ -431,6 +431,25 @@ describe("a long transcript in the view", () => {
     assert.equal(doc.activeElement, copy, "and keeps the focus");
   });
 
+  it("draws the rows next to a focused row at once, so Tab goes on to the next message", async () => {
+    const { geo } = await open(2000);
+    geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
+    geo.box.scrollTop = 0;
+    geo.scrolled();
+    await settle();
+    const drawn = geo.rows().filter((key) => key !== "u999");
+    const last = drawn[drawn.length - 1] as string; // the last row of the span at the top
+    const after = last.startsWith("u") ? `a${indexOf(last)}` : `u${indexOf(last) + 1}`;
+    assert.ok(!geo.rows().includes(after), `${after} is not drawn yet`);
+    const row = geo.column.querySelector(`[data-row="${last}"]`) as HTMLElement;
+    (row.querySelector("button") as HTMLButtonElement).focus();
+    await Promise.resolve(); // no scroll event, no frame: only what the focus itself caused
+    await Promise.resolve();
+    const keys = geo.rows();
+    assert.ok(keys.includes(after), `${after} follows the focused ${last} in the page: ${keys.slice(-6).join(" ")}`);
+    assert.equal(keys.indexOf(after), keys.indexOf(last) + 1, "right after it, where Tab goes next");
+  });
+
   it("draws every row of a short transcript, as before", async () => {
     const { geo } = await open(WINDOW_FROM - 2);
     assert.equal(geo.rows().length, WINDOW_FROM - 2);

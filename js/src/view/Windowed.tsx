@@ -138,8 +138,11 @@ export class RowWindow {
       if (i !== undefined) extra.push(i);
     }
     if (this.focused !== null) {
+      // Its neighbours too: Tab and Shift+Tab go on to a row in the page at once, not to the
+      // next focusable element after the spacer (the kept rows at the end) while the scroll that
+      // focusing caused has not drawn the rows around it yet.
       const i = model.indexOf(this.focused);
-      if (i !== undefined) extra.push(i);
+      if (i !== undefined) extra.push(i - 1, i, i + 1);
     }
     this.span = span;
     this.spans = spansWith(span, extra, rows.length);
@@ -187,7 +190,12 @@ export class RowWindow {
       if (this.toTop) this.pinTop();
     };
     const onUser = () => (this.toTop = false);
-    const onFocus = (e: FocusEvent) => (this.focused = this.rowOf(e.target as Node | null));
+    const onFocus = (e: FocusEvent) => {
+      const key = this.rowOf(e.target as Node | null);
+      if (key === this.focused) return;
+      this.focused = key;
+      if (key !== null && !this.neighboursDrawn(key)) this.redraw(); // before the next key is handled
+    };
     const onBlur = (e: FocusEvent) => {
       if (this.rowOf(e.relatedTarget as Node | null) === null) this.focused = null;
     };
@@ -386,6 +394,14 @@ export class RowWindow {
         this.observed.add(el);
       }
     }
+  }
+
+  /** Are the rows next to row `key` in the page (or is it at an end of the transcript)? */
+  private neighboursDrawn(key: string): boolean {
+    const i = this.model.indexOf(key);
+    if (i === undefined) return true;
+    const drawn = (j: number) => j < 0 || j >= this.rows.length || this.spans.some((s) => s.start <= j && j < s.end);
+    return drawn(i - 1) && drawn(i + 1);
   }
 
   /** The key of the row (a direct child of the column) that holds `node`, if any. */

@@ -55,7 +55,7 @@ from ag_ui.core.version import PROTOCOL_VERSION
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from ._deltas import BY_END, DELTAS
+from ._deltas import BY_END, DELTAS, PLAIN_FIELDS
 from ._reducer import EventReducer
 from ._unicode import REPLACEMENT, has_surrogate, is_high_surrogate, rejoin_pairs, replace_lone, scrub
 from ._verify import EventVerifier, ProtocolError
@@ -939,6 +939,9 @@ def _may_hold_surrogate(event: BaseEvent) -> bool:
 # The consumer
 # =============================================================================================
 
+_TEXT_CONTENT = EventType.TEXT_MESSAGE_CONTENT.value
+_TOOL_CALL_ARGS = EventType.TOOL_CALL_ARGS.value
+
 _RUN_BOOKKEEPING = frozenset(
     {
         EventType.RUN_STARTED,
@@ -1042,6 +1045,32 @@ class EventConsumer:
                 reducer.apply(item)
                 delivered.append(item)
         return delivered
+
+    def consume_plain_delta(self, event: BaseEvent) -> tuple[str, str, str] | None:
+        """The hot path, most of a stream: a plain text or tool-argument delta (only its id and
+        its delta set) that continues what is streaming now is checked and folded in as
+        :meth:`consume` would, and returned as the event log keeps it, ``(type, id, delta)``.
+        Anything else (the first delta of a message, a tagged or repaired one, chunks pending)
+        returns None with nothing changed, for :meth:`consume` to take."""
+        cls = type(event)
+        if cls is not TextMessageContentEvent and cls is not ToolCallArgsEvent:
+            return None
+        if event.__pydantic_extra__ or not event.__pydantic_fields_set__ <= PLAIN_FIELDS:
+            return None
+        if self._pre_subagent or self._chunks.lanes or self._unicode.held:
+            return None
+        delta: str = event.delta  # type: ignore[attr-defined]
+        if not delta.isascii() and has_surrogate(delta):
+            return None
+        if cls is TextMessageContentEvent:
+            ident: str = event.message_id  # type: ignore[attr-defined]
+            if self._verifier.continues_text(ident) and self._reducer.continue_text(ident, delta):
+                return _TEXT_CONTENT, ident, delta
+            return None
+        ident = event.tool_call_id  # type: ignore[attr-defined]
+        if self._verifier.continues_tool_call(ident) and self._reducer.continue_args(ident, delta):
+            return _TOOL_CALL_ARGS, ident, delta
+        return None
 
     def end_of_stream(self) -> None:
         """The transport ended. Raise :class:`ProtocolError` if a run was left without an outcome.

@@ -55,12 +55,12 @@ DELTAS: dict[Any, DeltaKind] = {
 BY_NAME: dict[str, DeltaKind] = {kind.name: kind for kind in DELTAS.values()}
 BY_END: dict[Any, DeltaKind] = {kind.end: kind for kind in DELTAS.values()}
 
-_PLAIN_FIELDS = frozenset({"type", "delta", "message_id", "tool_call_id"})
-WIRE_FIELDS = _PLAIN_FIELDS | {"raw_event"}
+PLAIN_FIELDS = frozenset({"type", "delta", "message_id", "tool_call_id"})
+WIRE_FIELDS = PLAIN_FIELDS | {"raw_event"}
 """Fields a delta may have set and still go to a view as a plain delta (rawEvent stays in the kernel)."""
 
 
-def plain_delta(event: BaseEvent, allowed: frozenset[str] = _PLAIN_FIELDS) -> tuple[str, str, str, str] | None:
+def plain_delta(event: BaseEvent, allowed: frozenset[str] = PLAIN_FIELDS) -> tuple[str, str, str, str] | None:
     """``(type, id key, id, delta)`` when ``event`` is a plain delta: a delta event with only its
     id and its delta set (most of a stream), or only ``allowed`` fields; else None."""
     kind = DELTAS.get(event.type)

@@ -80,6 +80,8 @@ class EventLog:
         """About how many bytes of JSON the kept events take."""
         self._records: deque[Record] = deque()
         self._sizes: deque[int] = deque()
+        self._count_limit = max_events if max_events is not None else float("inf")
+        self._byte_limit = max_bytes if max_bytes is not None else float("inf")
 
     def add(self, records: list[tuple[Record, int]]) -> None:
         """Keep these (from :func:`records_of`), dropping the oldest beyond the bounds."""
@@ -92,6 +94,15 @@ class EventLog:
         while (limit is not None and len(kept) > limit) or (max_bytes is not None and self.bytes > max_bytes and len(kept) > 1):
             kept.popleft()
             self.bytes -= sizes.popleft()
+
+    def add_one(self, record: Record, size: int) -> None:
+        """Keep one record (the hot path: a plain delta)."""
+        records = self._records
+        records.append(record)
+        self._sizes.append(size)
+        self.bytes += size
+        if len(records) > self._count_limit or self.bytes > self._byte_limit:
+            self.add([])
 
     def extend(self, events: Iterable[BaseEvent]) -> None:
         self.add(records_of(events))

@@ -83,6 +83,10 @@ class RunRecording:
             self.records.append(record)
             self.times.append(now)
 
+    def add_one(self, record: Record) -> None:
+        self.records.append(record)
+        self.times.append(time.perf_counter() - self._clock)
+
     def events(self) -> list[BaseEvent]:
         return [revive(record) for record in self.records]
 

@@ -93,6 +93,28 @@ class EventReducer:
                 function["arguments"] = _append(function, "arguments", parts)
         self._pending_args.clear()
 
+    def continue_text(self, message_id: str, delta: str) -> bool:
+        """Fold a plain TEXT_MESSAGE_CONTENT into a message that already has text waiting to be
+        joined, as :meth:`apply` would (the hot path: most of a stream); False, with nothing
+        changed, when it has none, for :meth:`apply` to take."""
+        parts = self._pending_content.get(message_id)
+        if parts is None:
+            return False
+        parts.append(delta)
+        index = self._pos[message_id]
+        if self.changed_from is None or index < self.changed_from:
+            self.changed_from = index
+        return True
+
+    def continue_args(self, tool_call_id: str, delta: str) -> bool:
+        """The same for a plain TOOL_CALL_ARGS."""
+        parts = self._pending_args.get(tool_call_id)
+        if parts is None:
+            return False
+        parts.append(delta)
+        self._touch_message(self._call_owner[tool_call_id])
+        return True
+
     def apply(self, event: BaseEvent) -> None:
         """Fold one (verified, chunk-expanded) event into messages and state."""
         handler = _HANDLERS.get(event.type)

@@ -41,7 +41,7 @@ from ._attachments import AttachmentPolicy
 from ._consumer import EventConsumer
 from ._content import answer_dangling_calls, to_json_text
 from ._errors import describe_exception
-from ._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog, Record, records_of
+from ._eventlog import DELTA_FRAMING, MAX_EVENT_BYTES, MAX_EVENTS, EventLog, Record, records_of, revive
 from ._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
@@ -80,6 +80,11 @@ class SessionListener:
         """Events were delivered (in order); ``messages``/``state`` already include them.
         ``records`` are the same events as the event log keeps them (a plain delta as a tuple of
         strings), when the session has them: what the hot path reads instead of the events."""
+
+    def session_delta(self, record: tuple[str, str, str], size: int) -> None:
+        """A plain delta was delivered, as the event log keeps it (``(type, id, delta)``, about
+        ``size`` bytes of JSON): the hot path. By default, the same as :meth:`session_events`."""
+        self.session_events([revive(record)], [(record, size)])
 
     def session_messages(self, start: int) -> None:
         """The transcript changed outside the event stream, from index ``start`` on."""
@@ -566,6 +571,12 @@ class Session:
         self._run_input = run_input
         self._start_index = start_index = len(self.messages)
         stream: AsyncIterator[BaseEvent] | None = None
+        # The hot path (a plain delta continuing what streams, most of a stream) in the loop
+        # itself, with what it calls looked up once; a hook that reads every event gets them as
+        # events, so with one the hot path is left out.
+        plain = consumer.consume_plain_delta if self.hooks.on_event is None else _no_plain_delta
+        keep_in_turn, keep_in_chat = run.event_log.add_one, self.event_log.add_one
+        recording, tell_listener = self._recording, self.listener.session_delta
         try:
             stream = self.agent.run(run_input)
             async for event in stream:
@@ -574,6 +585,15 @@ class Session:
                         "agui-widget: the agent went on after it was stopped (it ignored the cancellation); what it sends now is dropped"
                     )
                     break
+                record = plain(event)
+                if record is not None:
+                    size = DELTA_FRAMING + len(record[2])
+                    keep_in_turn(record, size)
+                    keep_in_chat(record, size)
+                    if recording is not None:
+                        recording.add_one(record)
+                    tell_listener(record, size)
+                    continue
                 self._deliver(run, consumer.consume(event))
                 if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:
                     break
@@ -897,6 +917,10 @@ def _current_task() -> asyncio.Task[Any] | None:
         return asyncio.current_task()
     except RuntimeError:  # no loop runs in this thread
         return None
+
+
+def _no_plain_delta(event: BaseEvent) -> None:
+    return None
 
 
 def _uncancel() -> None:

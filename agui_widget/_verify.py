@@ -129,6 +129,16 @@ class EventVerifier:
         if handler is not None:
             handler(self, event)
 
+    def continues_text(self, message_id: str) -> bool:
+        """True when a TEXT_MESSAGE_CONTENT for ``message_id`` with no owner tag passes
+        :meth:`check` without changing anything: the run is active and the message is open.
+        The hot path asks this instead of calling :meth:`check` (the answer is the same)."""
+        return self._run_started and not self._run_finished and not self._run_errored and message_id in self._messages
+
+    def continues_tool_call(self, tool_call_id: str) -> bool:
+        """The same for a TOOL_CALL_ARGS of ``tool_call_id``."""
+        return self._run_started and not self._run_finished and not self._run_errored and tool_call_id in self._tool_calls
+
     def open_events(self) -> list[BaseEvent]:
         """END events that close everything still open, innermost first.
 

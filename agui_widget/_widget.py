@@ -586,6 +586,11 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
                 session.state = predicted  # the views predict the same from the same events
         self._schedule_refresh()
 
+    def session_delta(self, record: tuple[str, str, str], size: int) -> None:
+        self._transport.delta(*record)
+        if self._refresh_handle is None:
+            self._schedule_refresh()
+
     def session_messages(self, start: int) -> None:
         self._transport.send(_wire.messages_message(start, self._session.messages[start:]))
         self._threads.changed()

@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -206,12 +207,10 @@ STREAMS = {
 }
 
 
-def schedule(repeat: int) -> list[str]:
-    """Nulls around and between the ways, so slow drifts of the machine average out."""
-    order = ["null", "trait", "agent"]
-    for _ in range(repeat):
-        order += ["pipeline", "adapter", "null"]
-    return order
+ROUND = ("null", "agent", "pipeline", "trait", "adapter")
+"""One round: every way once, the null first. A way's cost is taken against the null of its own
+round (a minute apart at most), not an average over the run: this machine's cost of waking up
+1,000 times a second drifts by more than the differences measured."""
 
 
 async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
@@ -222,23 +221,33 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
         results: dict[str, Any] = {"tokens": tokens, "rate": rate, "text_bytes": text_bytes}
         reps: dict[str, list[dict[str, Any]]] = {"null": [], **{name: [] for name in STREAMS}}
 
-        for number, way in enumerate(schedule(repeat)):
-            if way == "null":
-                reps["null"].append(await _measured(fe, None, "await measure(null_way)", timeout))
-                continue
-            create, suffix, expression, chat = STREAMS[way]
-            widget = await fe.create_widget(create.format(i=number), suffix=suffix) if create else None
-            reps[way].append(await _measured(fe, widget, expression.format(i=number), timeout))
-            if chat is not None:
-                name = chat.format(i=number)
-                assert await fe.evaluate(f"{name}.messages[-1]['content'] == ''.join(TOKENS)"), f"{way}: the text differs"
+        number = 0
+        for _round in range(repeat):
+            null_cpu = 0.0
+            for way in ROUND:
+                number += 1
+                if way == "null":
+                    null = await _measured(fe, None, "await measure(null_way)", timeout)
+                    null_cpu = null["cpu"]
+                    reps["null"].append(null)
+                    continue
+                create, suffix, expression, chat = STREAMS[way]
+                widget = await fe.create_widget(create.format(i=number), suffix=suffix) if create else None
+                measured = await _measured(fe, widget, expression.format(i=number), timeout)
+                measured["cpu_us_per_token"] = (measured["cpu"] - null_cpu) / tokens * 1e6
+                reps[way].append(measured)
+                if chat is not None:
+                    name = chat.format(i=number)
+                    assert await fe.evaluate(f"{name}.messages[-1]['content'] == ''.join(TOKENS)"), f"{way}: the text differs"
+                    await fe.execute(f"{name}.close(); del {name}")
+                elif create is not None:
+                    await fe.execute(f"baseline{number}.close(); del baseline{number}")
 
-        null_cpu = sum(r["cpu"] for r in reps["null"]) / len(reps["null"])
+        null_cpu = statistics.median(r["cpu"] for r in reps["null"])
         results["null"] = {"runs": reps["null"], "cpu": null_cpu, "cpu_us_per_token": null_cpu / tokens * 1e6}
         for way in STREAMS:
             runs = reps[way]
             for r in runs:
-                r["cpu_us_per_token"] = (r["cpu"] - null_cpu) / tokens * 1e6
                 r["messages_per_s"] = r["messages"] / r["stream_wall"]
             per_token = sorted(r["cpu_us_per_token"] for r in runs)
             messages = sum(r["messages"] for r in runs) / len(runs)
@@ -246,7 +255,7 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
             results[way] = {
                 "runs": runs,
                 # the median: on a shared 2-core machine one run in a few is disturbed by others
-                "cpu_us_per_token": per_token[len(per_token) // 2],
+                "cpu_us_per_token": statistics.median(per_token),
                 "cpu_us_per_token_range": [min(per_token), max(per_token)],
                 "messages": messages,
                 "messages_per_s": sum(r["messages_per_s"] for r in runs) / len(runs),
@@ -255,6 +264,14 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
                 "bytes_per_text_byte": wire / text_bytes,
                 "payload_per_text_byte": sum(r["payload_bytes"] for r in runs) / len(runs) / text_bytes,
             }
+        # Each round's own ratio, then their median: both sides of a ratio from the same minute.
+        for way in ("pipeline", "adapter"):
+            ratios = [
+                t["cpu_us_per_token"] / max(w["cpu_us_per_token"], 0.1) for t, w in zip(reps["trait"], reps[way], strict=True)
+            ]
+            shares = [w["cpu_us_per_token"] - a["cpu_us_per_token"] for w, a in zip(reps[way], reps["agent"], strict=True)]
+            results[way]["times_below_trait"] = statistics.median(ratios)
+            results[way]["own_us_per_token"] = statistics.median(shares)
 
         results["unpaced"] = await fe.evaluate("await unpaced_cost()", timeout=timeout * 3)
 
@@ -324,6 +341,12 @@ def table(results: dict[str, Any]) -> str:
             f"| {label} | {_n(row['cpu_us_per_token'], 1)} | {_n(row['messages'])} | {_n(row['messages_per_s'], 1)} "
             f"| {_bytes(row['bytes'])} | {_n(row['bytes_per_text_byte'], 2)} | {_n(row['payload_per_text_byte'], 2)} |"
         )
+    for key in ("pipeline", "adapter"):
+        row = results[key]
+        rows.append(
+            f"| {labels[key]}: its own share, above the agent alone; the whole is {_n(row['times_below_trait'], 1)}× "
+            f"below the baseline | {_n(row['own_us_per_token'], 1)} | | | | | |"
+        )
     unpaced = results["unpaced"]
     rows.append(
         f"| agui-widget's per-event work alone: the same stream unpaced, main-thread CPU of `AgentChat` over the agent "
@@ -348,8 +371,8 @@ def table(results: dict[str, Any]) -> str:
     notes = (
         f"\n{_n(tokens)} tokens ({_bytes(results['text_bytes'])} of text) at {_n(rate)} tokens/s in a real ipykernel; "
         f"kernel CPU is above a null agent that only sleeps at that pace "
-        f"({_n(null['cpu_us_per_token'], 1)} µs/token); agui-widget CPU is the median of "
-        f'{len(results["pipeline"]["runs"])} runs. "bytes on the wire" are the JSON sizes of the comm messages the '
+        f"({_n(null['cpu_us_per_token'], 1)} µs/token), run in the same round; each figure is the median of "
+        f'{len(results["pipeline"]["runs"])} rounds (a ratio: of the rounds\' ratios). "bytes on the wire" are the JSON sizes of the comm messages the '
         f'front end received (`comm_id` and ipywidgets envelope included); "message content" counts only what '
         f"the widget sends (the custom message content, or the synced trait state)."
     )
@@ -360,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tokens", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second")
-    parser.add_argument("--repeat", type=int, default=5, help="runs of each agui-widget way (default 5)")
+    parser.add_argument("--repeat", type=int, default=7, help="rounds, each running every way once (default 7)")
     parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
     args = parser.parse_args(argv)
     began = time.perf_counter()

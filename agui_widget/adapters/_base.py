@@ -286,6 +286,10 @@ class EventStream:
         return item
 
 
+_UNFRAMED = frozenset({TextMessageContentEvent, ToolCallArgsEvent, ReasoningMessageContentEvent})
+"""Events :meth:`EventStream.accept` passes as they are (no framing rule concerns a delta)."""
+
+
 class AgentAdapter(ABC):
     """An AG-UI agent: ``run(RunAgentInput) -> AsyncIterator[BaseEvent]``, framed by this base.
 
@@ -302,7 +306,13 @@ class AgentAdapter(ABC):
         try:
             async with aclosing(self._events(input, stream)) as produced:
                 async for emitted in produced:
-                    for event in [emitted] if isinstance(emitted, BaseEvent) else emitted:
+                    # (a list first: most of a stream is the one-delta lists of the helpers, and
+                    # isinstance on a pydantic model class is the slow, ABC way)
+                    events = emitted if type(emitted) is list else [emitted] if isinstance(emitted, BaseEvent) else emitted
+                    for event in events:
+                        if type(event) in _UNFRAMED:  # a delta: nothing to open, close or count
+                            yield event
+                            continue
                         for framed in stream.accept(event):
                             yield framed
         except Exception as exc:

@@ -572,9 +572,8 @@ class Session:
         self._start_index = start_index = len(self.messages)
         stream: AsyncIterator[BaseEvent] | None = None
         # The hot path (a plain delta continuing what streams, most of a stream) in the loop
-        # itself, with what it calls looked up once; a hook that reads every event gets them as
-        # events, so with one the hot path is left out.
-        plain = consumer.consume_plain_delta if self.hooks.on_event is None else _no_plain_delta
+        # itself, with what it calls looked up once.
+        plain, hooks = consumer.consume_plain_delta, self.hooks
         keep_in_turn, keep_in_chat = run.event_log.add_one, self.event_log.add_one
         recording, tell_listener = self._recording, self.listener.session_delta
         try:
@@ -593,6 +592,8 @@ class Session:
                     if recording is not None:
                         recording.add_one(record)
                     tell_listener(record, size)
+                    if hooks.on_event is not None:
+                        hooks.events([revive(record)])
                     continue
                 self._deliver(run, consumer.consume(event))
                 if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:
@@ -917,10 +918,6 @@ def _current_task() -> asyncio.Task[Any] | None:
         return asyncio.current_task()
     except RuntimeError:  # no loop runs in this thread
         return None
-
-
-def _no_plain_delta(event: BaseEvent) -> None:
-    return None
 
 
 def _uncancel() -> None:

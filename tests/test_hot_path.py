@@ -2,10 +2,10 @@
 
 Most of a stream is plain deltas (a TEXT_MESSAGE_CONTENT or TOOL_CALL_ARGS with only its id and
 its delta) continuing what is already streaming; ``EventConsumer.consume_plain_delta`` checks and
-folds those in one step, and hands everything else back to ``consume`` untouched. A chat takes
-that path unless a hook reads every event. Whether it is taken must never show: the same typed
-events, read both ways, end in the same messages, state, warnings, delivered events and protocol
-errors, and a session keeps the same event logs and recordings.
+folds those in one step, and hands everything else back to ``consume`` untouched. Whether it is
+taken must never show: the same typed events, read both ways, end in the same messages, state,
+warnings, delivered events and protocol errors, and a session keeps the same event logs and
+recordings and calls its ``on_event`` hook with the same events.
 """
 
 from __future__ import annotations
@@ -182,16 +182,22 @@ def without_user_ids(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("script", ["text", "tool call", "long"])
-async def test_a_session_keeps_the_same_logs_and_recordings_either_way(script):
-    """An ``on_event`` hook reads every event as an event, so with one the hot path is left out:
-    the same agent through both sessions keeps equal transcripts, logs and recordings."""
+async def test_a_session_keeps_the_same_logs_recordings_and_hook_events_either_way(script, monkeypatch):
+    """The same agent through a session with the hot path and one without it keeps equal
+    transcripts, logs and recordings, and an ``on_event`` hook sees the same events."""
     seen: list[BaseEvent] = []
-    fast = Session(Scripted(script), max_events=1000)
-    whole = Session(Scripted(script), max_events=1000, hooks=Hooks(on_event=seen.append))
+    seen_whole: list[BaseEvent] = []
+    fast = Session(Scripted(script), max_events=1000, hooks=Hooks(on_event=seen.append))
+    whole = Session(Scripted(script), max_events=1000, hooks=Hooks(on_event=seen_whole.append))
     for session in (fast, whole):
-        for text in ("one", "two"):
-            run = await session.send(text)
-            assert run.status == "finished", run.error
+        with monkeypatch.context() as patch:
+            if session is whole:
+                patch.setattr(EventConsumer, "consume_plain_delta", lambda self, event: None)
+            for text in ("one", "two"):
+                run = await session.send(text)
+                assert run.status == "finished", run.error
+    assert without_run_ids(seen) == without_run_ids(seen_whole)
+    assert len(seen) >= len(fast.events) > 0
     assert without_user_ids(fast.messages) == without_user_ids(whole.messages)
     assert len(fast.messages) == 4 + 2 * (script == "tool call")
     assert without_run_ids(fast.events) == without_run_ids(whole.events) == without_run_ids(seen)[-len(whole.events) :]

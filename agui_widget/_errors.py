@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from ag_ui.core import BaseEvent
 
 ErrorClass = Literal["authentication", "rate_limit", "network", "configuration", "agent_error"]
 ERROR_CLASSES: tuple[ErrorClass, ...] = ("authentication", "rate_limit", "network", "configuration", "agent_error")
@@ -127,3 +130,15 @@ def _missing_key_variable(haystack: str) -> str | None:
         if provider in lowered and not os.environ.get(variable):
             return variable
     return None
+
+
+class ProtocolError(Exception):
+    """A stream broke a rule a client must reject; the message names the rule and the id.
+
+    ``delivered`` holds the events that were already applied and delivered by the same
+    ``consume()`` call before the offending one (chunk expansion can yield several).
+    """
+
+    def __init__(self, message: str, *, delivered: list[BaseEvent] | None = None) -> None:
+        super().__init__(message)
+        self.delivered: list[BaseEvent] = list(delivered or ())

@@ -19,7 +19,7 @@ import typing
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ag_ui.core import (
     PROTOCOL_VERSION,
@@ -38,9 +38,8 @@ from ag_ui.core import (
 from pydantic import TypeAdapter
 
 from ._attachments import AttachmentPolicy
-from ._consumer import EventConsumer
 from ._content import answer_dangling_calls, to_json_text
-from ._errors import describe_exception
+from ._errors import ProtocolError, describe_exception
 from ._eventlog import DELTA_FRAMING, MAX_EVENT_BYTES, MAX_EVENTS, EventLog, Record, records_of, revive
 from ._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, Hooks, check_guard
 from ._ids import new_id
@@ -52,8 +51,10 @@ from ._run import Pending, Run, RunStatus
 from ._state_patch import apply_patch, diff, json_copy
 from ._tools import FrontendTool, PythonTool
 from ._unicode import has_surrogate, lone_surrogate_path
-from ._verify import ProtocolError
 from .adapters import Agent
+
+if TYPE_CHECKING:
+    from ._consumer import EventConsumer
 
 log = logging.getLogger("agui_widget")
 
@@ -503,7 +504,7 @@ class Session:
         """RUN_STARTED and RUN_FINISHED (cancelled) for a turn stopped before its run began."""
         run_id = new_id("run")
         run.run_ids.append(run_id)
-        consumer = EventConsumer(self._messages, self._state)
+        consumer = _new_pipeline(self._messages, self._state)
         self._consume_closing(
             run,
             consumer,
@@ -565,7 +566,7 @@ class Session:
         self.run_id = run_input.run_id
         self.status = "running"
         self._changed_status()
-        consumer = EventConsumer(self._messages, self._state)  # it logs its own warnings
+        consumer = _new_pipeline(self._messages, self._state)  # it logs its own warnings
         consumer.reset_changes()
         self._consumer = consumer
         self._run_input = run_input
@@ -918,6 +919,14 @@ def _current_task() -> asyncio.Task[Any] | None:
         return asyncio.current_task()
     except RuntimeError:  # no loop runs in this thread
         return None
+
+
+def _new_pipeline(messages: list[dict[str, Any]], state: Any) -> EventConsumer:
+    """A run's pipeline; its module loads with a chat's first run, not with the package (the AG-UI
+    event tables it builds are a good part of ``import agui_widget``)."""
+    from ._consumer import EventConsumer
+
+    return EventConsumer(messages, state)
 
 
 def _uncancel() -> None:

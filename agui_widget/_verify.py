@@ -33,21 +33,11 @@ from ag_ui.core import (
     ToolCallEndEvent,
 )
 
+from ._errors import ProtocolError
+
 __all__ = ["EventVerifier", "ProtocolError"]
 
 _PARENT = "(the parent agent)"
-
-
-class ProtocolError(Exception):
-    """A stream broke a rule a client must reject; the message names the rule and the id.
-
-    ``delivered`` holds the events that were already applied and delivered by the same
-    ``consume()`` call before the offending one (chunk expansion can yield several).
-    """
-
-    def __init__(self, message: str, *, delivered: list[BaseEvent] | None = None) -> None:
-        super().__init__(message)
-        self.delivered: list[BaseEvent] = list(delivered or ())
 
 
 def _who(owner: str | None) -> str:

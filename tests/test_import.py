@@ -50,3 +50,22 @@ def test_a_sqlite_store_imports_sqlite_when_it_opens(tmp_path):
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_a_chat_loads_its_event_pipeline_with_its_first_run():
+    """The pipeline's module builds tables of every AG-UI event model: a chat made and never run
+    (or not run yet) does not pay for it."""
+    code = (
+        "import asyncio, sys\n"
+        "from agui_widget import AgentChat\n"
+        "pipeline = ('agui_widget._consumer', 'agui_widget._reducer', 'agui_widget._verify')\n"
+        "chat = AgentChat()\n"
+        "assert not [m for m in pipeline if m in sys.modules], [m for m in pipeline if m in sys.modules]\n"
+        "async def turn():\n"
+        "    return await chat.send('hello')\n"
+        "run = asyncio.run(turn())\n"
+        "assert run.status == 'finished', (run.status, run.error)\n"
+        "assert all(m in sys.modules for m in pipeline)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

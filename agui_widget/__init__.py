@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._display import HTML, Markdown, display_bundle, steps_checklist
 from ._hooks import ErrorInfo
@@ -14,17 +14,25 @@ from ._run import Run
 from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
 from ._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from ._widget import AgentChat
-from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent, RemoteAgent, ReplayAgent
+from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
+
+if TYPE_CHECKING:
+    from ._postgres_store import PostgresThreadStore
+    from .adapters import RemoteAgent, ReplayAgent
 
 
 def __getattr__(name: str) -> Any:
     """``__version__``, read from the installed metadata on first use: the lookup scans the
-    installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``
-    on first use too."""
+    installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``,
+    ``RemoteAgent`` and ``ReplayAgent`` on first use too."""
     if name == "PostgresThreadStore":  # psycopg loads only for a chat or server that uses one
         from ._postgres_store import PostgresThreadStore
 
         return PostgresThreadStore
+    if name in ("RemoteAgent", "ReplayAgent"):  # the HTTP client's and recordings' code, when used
+        from . import adapters
+
+        return getattr(adapters, name)
     if name != "__version__":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     from importlib.metadata import PackageNotFoundError, version
@@ -35,6 +43,11 @@ def __getattr__(name: str) -> Any:
         found = "0.0.0"
     globals()["__version__"] = found
     return found
+
+
+def __dir__() -> list[str]:
+    """Every public name, those loaded on first use too (for completion in a notebook)."""
+    return sorted(set(globals()) | set(__all__))
 
 
 __all__ = [

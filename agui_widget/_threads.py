@@ -22,7 +22,6 @@ from ._ids import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
 from ._transport import soon
 from .adapters import as_agent
-from .adapters._remote import RemoteAgent, agents_at
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -65,6 +64,8 @@ class Threads:
         if headers is not None and not is_url:
             raise TypeError("headers= is for an agent given by its URL; for another agent, pass RemoteAgent(url, headers=...)")
         if is_url:
+            from .adapters._remote import RemoteAgent, agents_at
+
             # a server of several agents: one picker entry each
             agent = agents_at(agent, headers=headers) or (agent if headers is None else RemoteAgent(agent, headers=headers))
         self.agents: dict[str, Any] = _agents_of(agent) or {}

@@ -69,3 +69,19 @@ def test_a_chat_loads_its_event_pipeline_with_its_first_run():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def test_the_remote_and_replay_agents_load_when_named():
+    code = (
+        "import sys, agui_widget\n"
+        "lazy = ('agui_widget.adapters._remote', 'agui_widget.adapters._replay')\n"
+        "agui_widget.AgentChat()\n"
+        "assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]\n"
+        "assert {'RemoteAgent', 'ReplayAgent'} <= set(dir(agui_widget))\n"
+        "from agui_widget import RemoteAgent, ReplayAgent\n"
+        "from agui_widget.adapters import as_agent\n"
+        "assert type(as_agent('http://127.0.0.1:9/agent')) is RemoteAgent\n"
+        "assert ReplayAgent.__module__ == 'agui_widget.adapters._replay'\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr

@@ -13,15 +13,17 @@ import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
 from ._base import AgentAdapter, EventStream
 from ._callable import CallableAgent
 from ._demo import DemoAgent
-from ._remote import RemoteAgent
-from ._replay import ReplayAgent
+
+if TYPE_CHECKING:
+    from ._remote import RemoteAgent
+    from ._replay import ReplayAgent
 
 
 @runtime_checkable
@@ -104,6 +106,8 @@ def as_agent(obj: Any) -> Agent:
             return agent
     if isinstance(obj, str):
         if obj.startswith(("http://", "https://")):
+            from ._remote import RemoteAgent
+
             return RemoteAgent(obj)
         raise TypeError(f"AgentChat({obj!r}): a string must be the http(s):// URL of an AG-UI endpoint.\n\n" + ACCEPTED)
     if isinstance(obj, type):
@@ -144,7 +148,15 @@ def _looks_like_event_producer(run: Callable[..., Any]) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    """The framework adapters' names, imported on first use."""
+    """The framework adapters' names, and the remote and replay agents, imported on first use."""
+    if name == "RemoteAgent":
+        from ._remote import RemoteAgent
+
+        return RemoteAgent
+    if name == "ReplayAgent":
+        from ._replay import ReplayAgent
+
+        return ReplayAgent
     for framework in FRAMEWORKS:
         if name in framework.exports:
             return getattr(framework.adapter(), name)

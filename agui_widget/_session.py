@@ -595,6 +595,8 @@ class Session:
                     tell_listener(record, size)
                     if hooks.on_event is not None:
                         hooks.events([revive(record)])
+                    if run._stopped:  # a listener or hook stopped the turn
+                        break
                     continue
                 self._deliver(run, consumer.consume(event))
                 if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:

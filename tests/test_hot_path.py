@@ -210,3 +210,33 @@ async def test_a_session_keeps_the_same_logs_recordings_and_hook_events_either_w
     lines = [json.loads(line) for line in fast_runs[-1].lines()]
     assert [line["event"]["type"] for line in lines[1:]] == [e.type.value for e in fast_runs[-1].events()]
     assert EventType.RUN_FINISHED.value == lines[-1]["event"]["type"]
+
+
+class Eager:
+    """Yields its deltas back to back, without giving the loop a turn between them."""
+
+    async def run(self, input: RunAgentInput):
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        yield TextMessageStartEvent(message_id="m1", role="assistant")
+        for i in range(50):
+            yield TextMessageContentEvent(message_id="m1", delta=f"w{i} ")
+        yield TextMessageEndEvent(message_id="m1")
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+
+
+async def test_a_hook_that_stops_the_turn_on_a_hot_path_delta_stops_it_there(caplog):
+    """Stopped from inside ``on_event``, the turn takes nothing more from the agent: the text
+    ends with the delta the hook saw, and no warning says the agent went on after the stop."""
+    session: Session | None = None
+
+    def stop_at_the_fifth(event: BaseEvent) -> None:
+        if getattr(event, "delta", None) == "w4 ":
+            assert session is not None
+            session.stop()
+
+    session = Session(Eager(), hooks=Hooks(on_event=stop_at_the_fifth))
+    with caplog.at_level("WARNING", logger="agui_widget"):
+        run = await session.send("go")
+    assert run.status == "cancelled"
+    assert session.messages[-1]["content"] == "w0 w1 w2 w3 w4 "
+    assert not [r.message for r in caplog.records if "went on after it was stopped" in r.message]

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from . import _wire
 from ._assets import read_asset
 from ._attachments import AttachmentPolicy, attachment_parts, with_attachments
-from ._eventlog import Record
+from ._eventlog import Record, revive
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
@@ -587,6 +587,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._schedule_refresh()
 
     def session_delta(self, record: tuple[str, str, str], size: int) -> None:
+        if record[0] == TOOL_CALL_ARGS:  # arguments may predict state or draw a tool as they stream
+            self.session_events([revive(record)], [(record, size)])
+            return
         self._transport.delta(*record)
         if self._refresh_handle is None:
             self._schedule_refresh()

@@ -90,10 +90,7 @@ class EventLog:
             kept.append(record)
             sizes.append(size)
             self.bytes += size
-        limit, max_bytes = self.max_events, self.max_bytes
-        while (limit is not None and len(kept) > limit) or (max_bytes is not None and self.bytes > max_bytes and len(kept) > 1):
-            kept.popleft()
-            self.bytes -= sizes.popleft()
+        self._trim()
 
     def add_one(self, record: Record, size: int) -> None:
         """Keep one record (the hot path: a plain delta)."""
@@ -102,7 +99,14 @@ class EventLog:
         self._sizes.append(size)
         self.bytes += size
         if len(records) > self._count_limit or self.bytes > self._byte_limit:
-            self.add([])
+            self._trim()
+
+    def _trim(self) -> None:
+        """Drop the oldest records beyond the bounds; the newest is always kept."""
+        kept, sizes = self._records, self._sizes
+        while len(kept) > self._count_limit or (self.bytes > self._byte_limit and len(kept) > 1):
+            kept.popleft()
+            self.bytes -= sizes.popleft()
 
     def extend(self, events: Iterable[BaseEvent]) -> None:
         self.add(records_of(events))

@@ -101,9 +101,7 @@ class EventReducer:
         if parts is None:
             return False
         parts.append(delta)
-        index = self._pos[message_id]
-        if self.changed_from is None or index < self.changed_from:
-            self.changed_from = index
+        self._touch_id(message_id)
         return True
 
     def continue_args(self, tool_call_id: str, delta: str) -> bool:
@@ -323,9 +321,7 @@ class EventReducer:
             self._pending_content[message_id] = [event.delta]
         else:
             parts.append(event.delta)
-        index = self._pos[message_id]
-        if self.changed_from is None or index < self.changed_from:
-            self.changed_from = index
+        self._touch_id(message_id)
         if event.metadata is not None:
             self._merge_metadata(self._writable(self._by_id[message_id]), event)
 

@@ -9,6 +9,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
+
+def run_python(code: str) -> None:
+    """Run ``code`` in a fresh interpreter (nothing imported yet); its assertions must hold."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 OPTIONAL = (
     "sqlite3",
     "psycopg",
@@ -37,8 +44,7 @@ def test_importing_agui_widget_loads_none_of_the_optional_libraries():
         "assert set(agui_widget.__all__) <= set(dir(agui_widget)) | {'__version__', 'PostgresThreadStore'}\n"
         "assert agui_widget.PostgresThreadStore.__name__ == 'PostgresThreadStore'  # on first use\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    run_python(code)
 
 
 def test_a_sqlite_store_imports_sqlite_when_it_opens(tmp_path):
@@ -48,8 +54,7 @@ def test_a_sqlite_store_imports_sqlite_when_it_opens(tmp_path):
         f"store = agui_widget.open_store({str(tmp_path / 'chats.db')!r})\n"
         "assert 'sqlite3' in sys.modules and store.list_threads() == []\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    run_python(code)
 
 
 def test_a_chat_loads_its_event_pipeline_with_its_first_run():
@@ -67,8 +72,7 @@ def test_a_chat_loads_its_event_pipeline_with_its_first_run():
         "assert run.status == 'finished', (run.status, run.error)\n"
         "assert all(m in sys.modules for m in pipeline)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    run_python(code)
 
 
 def test_the_remote_and_replay_agents_load_when_named():
@@ -83,5 +87,4 @@ def test_the_remote_and_replay_agents_load_when_named():
         "assert type(as_agent('http://127.0.0.1:9/agent')) is RemoteAgent\n"
         "assert ReplayAgent.__module__ == 'agui_widget.adapters._replay'\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    run_python(code)

@@ -52,6 +52,17 @@ class BatchingTransport:
         self._open: tuple[str, str] | None = None
         """The kind and id of the plain delta that ends the batch, when one does (see :meth:`delta`)."""
         self._open_parts: list[str] = []
+        self._after_flush: Callable[[], None] | None = None
+
+    def after_flush(self, callback: Callable[[], None]) -> bool:
+        """Have ``callback`` run once the batch that waits now has gone, on the batch's own timer
+        (one wake-up for both); False, with nothing changed, when no batch waits. A batch sent
+        early (:meth:`flush`) leaves the callback to run soon after, never inside the caller's
+        call."""
+        if self._timer is None:
+            return False
+        self._after_flush = callback
+        return True
 
     def event(self, wire_event: dict[str, Any], at: float | None = None) -> None:
         """Queue one camelCase event that arrived at ``at`` (epoch milliseconds; now when not
@@ -102,18 +113,28 @@ class BatchingTransport:
             if wait <= 0:
                 self.flush()  # quiet until now: no reason to hold this one back
             else:
-                self._timer = loop.call_later(wait, self.flush)
+                self._timer = loop.call_later(wait, self._flush_on_time)
 
     def send(self, message: dict[str, Any]) -> None:
         """Send a non-event message, after the events queued before it."""
         self.flush()
         self._deliver(message)
 
+    def _flush_on_time(self) -> None:
+        self._timer = None
+        callback, self._after_flush = self._after_flush, None
+        self.flush()
+        if callback is not None:
+            callback()
+
     def flush(self) -> None:
         """Send what is queued now (run boundaries call this)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._after_flush is not None:
+            callback, self._after_flush = self._after_flush, None
+            soon(callback)
         self._close_open()
         if self._batch:
             batch, times, self._batch, self._times = self._batch, self._times, [], []

@@ -56,6 +56,8 @@ export default { render({ el }) {
   el.textContent = "agui-widget: the front end is not built. Reinstall with `pip install -e .` (needs Node.js), or run `npm ci && npm run build` in js/.";
 } };
 """
+_RIDES_THE_BATCH = object()
+"""The traits' refresh runs when the transport's waiting batch goes (``BatchingTransport.after_flush``)."""
 SNAPSHOT_EVENT_TAIL = 500
 """How many recent events a connecting view gets for its event inspector."""
 
@@ -149,7 +151,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         frontend = self._with_agents_tools(coerce_tools(tools))
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._loop = _running_loop()
-        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._refresh_handle: asyncio.TimerHandle | object | None = None
+        """The traits' refresh, when one is due: its timer, or :data:`_RIDES_THE_BATCH`."""
         self._fingerprinted: tuple[Any, int] | None = None
         self._refused_traits: set[str] = set()
         self._assigning_state = False
@@ -557,6 +560,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     def _schedule_refresh(self) -> None:
         if self._refresh_handle is not None:
+            return
+        if self._transport.after_flush(self._refresh_traits):  # one wake-up for the batch and the traits
+            self._refresh_handle = _RIDES_THE_BATCH
             return
         try:
             self._refresh_handle = asyncio.get_running_loop().call_later(self._window, self._refresh_traits)

@@ -3,6 +3,7 @@ event per batch (joined once, when the batch goes), in order with everything els
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from agui_widget._transport import BatchingTransport
@@ -66,3 +67,35 @@ def test_without_a_loop_every_event_goes_at_once() -> None:
         [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "a"}],
         [{"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "b"}],
     ]
+
+
+async def test_a_callback_after_the_waiting_batch_runs_on_the_batch_timer_after_it_is_sent() -> None:
+    sent: list[dict[str, Any]] = []
+    seen: list[int] = []
+    transport = BatchingTransport(sent.append, window=0.02)
+    assert not transport.after_flush(lambda: seen.append(len(sent)))  # nothing waits: no ride
+    transport.event({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})  # sent at once
+    assert not transport.after_flush(lambda: seen.append(len(sent)))
+    transport.delta("TEXT_MESSAGE_CONTENT", "m1", "a")  # waits for the window
+    assert transport.after_flush(lambda: seen.append(len(sent)))
+    assert seen == []
+    await asyncio.sleep(0.1)
+    assert seen == [2]  # after the batch went, once
+    transport.delta("TEXT_MESSAGE_CONTENT", "m1", "b")
+    transport.flush()
+    await asyncio.sleep(0.05)
+    assert seen == [2]
+
+
+async def test_a_batch_sent_early_runs_the_callback_soon_after_never_inside_the_caller() -> None:
+    sent: list[dict[str, Any]] = []
+    seen: list[str] = []
+    transport = BatchingTransport(sent.append, window=10.0)
+    transport.event({"type": "RUN_STARTED", "threadId": "t", "runId": "r"})
+    transport.delta("TEXT_MESSAGE_CONTENT", "m1", "a")
+    assert transport.after_flush(lambda: seen.append("refreshed"))
+    transport.send({"kind": "notice", "level": "info", "text": "hi"})  # flushes first
+    assert [m["kind"] for m in sent] == ["events", "events", "notice"]
+    assert seen == []  # not inside send()
+    await asyncio.sleep(0)
+    assert seen == ["refreshed"]

@@ -6,11 +6,13 @@ import asyncio
 import json
 import logging
 import time
+from typing import Any
 
 import pytest
 import traitlets
 from ag_ui.core import (
     RawEvent,
+    RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
     TextMessageContentEvent,
@@ -309,3 +311,44 @@ async def test_raw_payloads_stay_in_the_kernel_and_deltas_still_merge():
     kept = chat.events
     assert sum(e.raw_event == RawPayloadAgent.PAYLOAD for e in kept) == 6, "chat.events keeps every payload"
     assert chat.messages[-1]["content"] == "one two three"
+
+
+class Paced(AgentAdapter):
+    """Streams 40 tokens, 3 ms apart."""
+
+    async def _events(self, input: RunAgentInput, stream: EventStream) -> Any:
+        for index in range(40):
+            await asyncio.sleep(0.003)
+            yield stream.text(f"t{index} ")
+
+
+async def test_while_streaming_the_traits_refresh_on_the_batch_timer_not_a_timer_of_their_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop = asyncio.get_running_loop()
+    timers: list[str] = []
+    real_call_later = loop.call_later
+
+    def counting(delay: float, callback: Any, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+        timers.append(getattr(callback, "__name__", ""))
+        return real_call_later(delay, callback, *args, **kwargs)
+
+    monkeypatch.setattr(loop, "call_later", counting)
+    chat = AgentChat(Paced(), batch_window=0.02)
+    seen: list[str] = []
+
+    async def watch() -> None:  # what a cell reading chat.messages during the stream gets
+        while True:
+            await asyncio.sleep(0.005)
+            last = chat.messages[-1] if chat.messages else {}
+            seen.append(last.get("content") or "" if last.get("role") == "assistant" else "")
+
+    watcher = asyncio.ensure_future(watch())
+    await chat.send("go")
+    watcher.cancel()
+    text = "".join(f"t{index} " for index in range(40))
+    assert chat.messages[-1]["content"] == text
+    partial = {content for content in seen if content and content != text and text.startswith(content)}
+    assert len(partial) >= 2  # the trait followed the stream as it went
+    assert timers.count("_refresh_traits") <= 1  # at most the first, before any batch waited
+    assert timers.count("_flush_on_time") >= 2  # the batches' timer, which refreshed the traits

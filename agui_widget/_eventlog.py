@@ -70,7 +70,29 @@ def revive(record: Record) -> BaseEvent:
     return record
 
 
-class EventLog:
+class _KeptEvents:
+    """Reading a log: events in order, oldest first."""
+
+    _records: deque[Record]
+
+    def events(self) -> list[BaseEvent]:
+        """The kept events as ``ag_ui.core`` objects (rebuilt: plain deltas are new objects)."""
+        return [revive(record) for record in self._records]
+
+    def tail(self, count: int) -> list[BaseEvent]:
+        """The newest ``count`` events."""
+        records = self._records
+        start = max(0, len(records) - count)
+        return [revive(records[index]) for index in range(start, len(records))]
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def __iter__(self) -> Iterator[BaseEvent]:
+        return (revive(record) for record in self._records)
+
+
+class EventLog(_KeptEvents):
     """Events in order, oldest first, optionally bounded by count and by JSON bytes."""
 
     def __init__(self, max_events: int | None = None, max_bytes: int | None = None) -> None:
@@ -78,7 +100,7 @@ class EventLog:
         self.max_bytes = max_bytes
         self.bytes = 0
         """About how many bytes of JSON the kept events take."""
-        self._records: deque[Record] = deque()
+        self._records = deque()
         self._sizes: deque[int] = deque()
         self._count_limit = max_events if max_events is not None else float("inf")
         self._byte_limit = max_bytes if max_bytes is not None else float("inf")
@@ -111,21 +133,19 @@ class EventLog:
     def extend(self, events: Iterable[BaseEvent]) -> None:
         self.add(records_of(events))
 
-    def events(self) -> list[BaseEvent]:
-        """The kept events as ``ag_ui.core`` objects (rebuilt: plain deltas are new objects)."""
-        return [revive(record) for record in self._records]
 
-    def tail(self, count: int) -> list[BaseEvent]:
-        """The newest ``count`` events."""
-        records = self._records
-        start = max(0, len(records) - count)
-        return [revive(records[index]) for index in range(start, len(records))]
+class TurnLog(_KeptEvents):
+    """Every event of one turn (``Run.events``): unbounded, so it keeps no sizes, and keeping a
+    delta is one append (the hot path keeps each token in this log and the chat's)."""
 
-    def __len__(self) -> int:
-        return len(self._records)
+    def __init__(self) -> None:
+        self._records = deque()
 
-    def __iter__(self) -> Iterator[BaseEvent]:
-        return (revive(record) for record in self._records)
+    def add(self, records: list[tuple[Record, int]]) -> None:
+        self._records.extend(record for record, _size in records)
+
+    def add_one(self, record: Record, size: int) -> None:
+        self._records.append(record)
 
 
-__all__ = ["DELTA_FRAMING", "MAX_EVENTS", "MAX_EVENT_BYTES", "EventLog", "event_json_size", "records_of", "revive"]
+__all__ = ["DELTA_FRAMING", "MAX_EVENTS", "MAX_EVENT_BYTES", "EventLog", "TurnLog", "event_json_size", "records_of", "revive"]

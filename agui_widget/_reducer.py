@@ -101,7 +101,9 @@ class EventReducer:
         if parts is None:
             return False
         parts.append(delta)
-        self._touch_id(message_id)
+        index = self._pos.get(message_id)  # _touch_id, inline: once a token
+        if index is not None and (self.changed_from is None or index < self.changed_from):
+            self.changed_from = index
         return True
 
     def continue_args(self, tool_call_id: str, delta: str) -> bool:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from ag_ui.core import BaseEvent, EventType, Interrupt
 
 from . import _wire
-from ._eventlog import EventLog
+from ._eventlog import TurnLog
 from ._ids import new_id
 
 RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled", "refused"]
@@ -41,7 +41,7 @@ class Run:
         """This turn's own ``RunAgentInput.forwardedProps``, over the chat's (``chat.send(..., forwarded_props=)``)."""
         self.text = text
         self.user_message = user_message
-        self.event_log = EventLog()
+        self.event_log = TurnLog()
         self.error: str | None = None
         self.refused: str | None = None
         """The input guard's reason when it refused this turn's message."""

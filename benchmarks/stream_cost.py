@@ -18,6 +18,12 @@ Ways measured:
 4. a one-key change in a ~1 MB state: ``chat.state = {...}`` (kernel -> view), a view's
    ``state_edit`` (view -> kernel), and for comparison the same change to a synced ``Dict`` trait.
 
+Then where a paced token's cost goes: ``AgentChat(batch_window=...)`` at longer windows than the
+default (``--windows``: fewer comm messages, each token waiting longer to be sent), and what one
+comm message costs the kernel: a chat's typical ``events`` message sent back to back, and sent
+once every 50 ms as a streaming chat sends them (kernel CPU, and the part of it in the thread
+that sends, over a kernel that only sleeps as long).
+
 Usage::
 
     python benchmarks/stream_cost.py            # a Markdown table for the README
@@ -150,6 +156,53 @@ class UnpacedAgent:
         yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id, outcome=RunFinishedSuccessOutcome())
 
 
+COMM_MESSAGE = {{
+    "kind": "events",
+    "events": [{{"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg_0123456789abcdef", "delta": "".join(TOKENS[:50])}}],
+    "times": [1764300000000],
+}}
+
+
+async def comm_cost(chat, count=60, gap=0.05, repeat=3):
+    """Kernel CPU of one comm message: back to back, and one every ``gap`` seconds (over a
+    kernel that sleeps as long without sending), through the chat's own send; the main thread's
+    share apart (the rest is the IOPub thread's). Medians of ``repeat``."""
+    import statistics
+    send = chat._send_custom
+    burst, burst_thread, spaced, spaced_thread = [], [], [], []
+    for _ in range(repeat):
+        await asyncio.sleep(SETTLE)
+        cpu0, thread = time.process_time(), 0.0
+        t0 = time.thread_time()
+        for _ in range(count):
+            send(COMM_MESSAGE)
+        thread = time.thread_time() - t0
+        await asyncio.sleep(SETTLE)
+        burst.append((time.process_time() - cpu0) / count)
+        burst_thread.append(thread / count)
+        idle0 = time.process_time()
+        for _ in range(count):
+            await asyncio.sleep(gap)
+        await asyncio.sleep(SETTLE)
+        idle = time.process_time() - idle0
+        cpu0, thread = time.process_time(), 0.0
+        for _ in range(count):
+            await asyncio.sleep(gap)
+            t0 = time.thread_time()
+            send(COMM_MESSAGE)
+            thread += time.thread_time() - t0
+        await asyncio.sleep(SETTLE)
+        spaced.append((time.process_time() - cpu0 - idle) / count)
+        spaced_thread.append(thread / count)
+    return {{
+        "burst_us": statistics.median(burst) * 1e6,
+        "burst_thread_us": statistics.median(burst_thread) * 1e6,
+        "spaced_us": statistics.median(spaced) * 1e6,
+        "spaced_thread_us": statistics.median(spaced_thread) * 1e6,
+        "gap": gap,
+    }}
+
+
 async def unpaced_cost(repeat=7):
     """Main-thread CPU per token of AgentChat over the agent iterated alone, both unpaced (median)."""
     import statistics
@@ -207,24 +260,46 @@ STREAMS = {
 }
 
 
+WINDOWS = (0.1, 0.25)
+"""The longer batch windows measured beside the default (``--windows``)."""
+
+
+def window_way(window: float) -> str:
+    return f"window {window:g}"
+
+
+def add_windows(windows: tuple[float, ...]) -> tuple[str, ...]:
+    """The ways of a round with the chat at these batch windows too."""
+    for window in windows:
+        name = f"w{round(window * 1000)}_{{i}}"
+        STREAMS[window_way(window)] = (
+            f"{name} = AgentChat(TokenAgent(), batch_window={window!r})",
+            "AgentChat",
+            f"await measure(chat_way({name}))",
+            name,
+        )
+    return (*ROUND, *(window_way(window) for window in windows))
+
+
 ROUND = ("null", "agent", "pipeline", "trait", "adapter")
 """One round: every way once, the null first. A way's cost is taken against the null of its own
 round (a minute apart at most), not an average over the run: this machine's cost of waking up
 1,000 times a second drifts by more than the differences measured."""
 
 
-async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
+async def run(tokens: int, rate: float, repeat: int = 2, windows: tuple[float, ...] = WINDOWS) -> dict[str, Any]:
     timeout = tokens / rate + 60
+    ways = add_windows(windows)
     async with FakeFrontEnd.running() as fe:
         await fe.execute(KERNEL_SETUP.format(tokens=tokens, rate=rate, settle=SETTLE))
         text_bytes = await fe.evaluate("sum(len(t.encode()) for t in TOKENS)")
         results: dict[str, Any] = {"tokens": tokens, "rate": rate, "text_bytes": text_bytes}
-        reps: dict[str, list[dict[str, Any]]] = {"null": [], **{name: [] for name in STREAMS}}
+        reps: dict[str, list[dict[str, Any]]] = {way: [] for way in ways}
 
         number = 0
         for _round in range(repeat):
             null_cpu = 0.0
-            for way in ROUND:
+            for way in ways:
                 number += 1
                 if way == "null":
                     null = await _measured(fe, None, "await measure(null_way)", timeout)
@@ -245,7 +320,7 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
 
         null_cpu = statistics.median(r["cpu"] for r in reps["null"])
         results["null"] = {"runs": reps["null"], "cpu": null_cpu, "cpu_us_per_token": null_cpu / tokens * 1e6}
-        for way in STREAMS:
+        for way in (w for w in STREAMS if w in ways):
             runs = reps[way]
             for r in runs:
                 r["messages_per_s"] = r["messages"] / r["stream_wall"]
@@ -265,7 +340,7 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
                 "payload_per_text_byte": sum(r["payload_bytes"] for r in runs) / len(runs) / text_bytes,
             }
         # Each round's own ratio, then their median: both sides of a ratio from the same minute.
-        for way in ("pipeline", "adapter"):
+        for way in ("pipeline", "adapter", *(window_way(window) for window in windows)):
             ratios = [
                 t["cpu_us_per_token"] / max(w["cpu_us_per_token"], 0.1) for t, w in zip(reps["trait"], reps[way], strict=True)
             ]
@@ -274,6 +349,9 @@ async def run(tokens: int, rate: float, repeat: int = 2) -> dict[str, Any]:
             results[way]["own_us_per_token"] = statistics.median(shares)
 
         results["unpaced"] = await fe.evaluate("await unpaced_cost()", timeout=timeout * 3)
+        results["windows"] = list(windows)
+        await fe.create_widget("comm_chat = AgentChat(TokenAgent())")
+        results["comm"] = await fe.evaluate("await comm_cost(comm_chat)", timeout=120)
 
         # A one-key change in a ~1 MB state.
         state_chat = await fe.create_widget("state_chat = AgentChat(TokenAgent(), state=big_state())")
@@ -347,6 +425,13 @@ def table(results: dict[str, Any]) -> str:
             f"| {labels[key]}: its own share, above the agent alone; the whole is {_n(row['times_below_trait'], 1)}× "
             f"below the baseline | {_n(row['own_us_per_token'], 1)} | | | | | |"
         )
+    for window in results["windows"]:
+        row = results[window_way(window)]
+        rows.append(
+            f"| agui-widget: AG-UI agent → `AgentChat(batch_window={window:g})` ({_n(row['times_below_trait'], 1)}× below "
+            f"the baseline) | {_n(row['cpu_us_per_token'], 1)} | {_n(row['messages'])} | {_n(row['messages_per_s'], 1)} "
+            f"| {_bytes(row['bytes'])} | {_n(row['bytes_per_text_byte'], 2)} | {_n(row['payload_per_text_byte'], 2)} |"
+        )
     unpaced = results["unpaced"]
     rows.append(
         f"| agui-widget's per-event work alone: the same stream unpaced, main-thread CPU of `AgentChat` over the agent "
@@ -367,6 +452,15 @@ def table(results: dict[str, Any]) -> str:
         f"| one-key change in a {size} synced `Dict` trait (baseline; {_n(dict_trait['cpu'] * 1e3, 1)} ms kernel CPU) "
         f"| — | {dict_trait['messages']} | — | {_bytes(dict_trait['bytes'])} | — | — |"
     )
+    comm = results["comm"]
+    rows.append(
+        f"| one comm message (a chat's `events` of 50 tokens): sent back to back, kernel CPU (of which the sending thread) "
+        f"| {_n(comm['burst_us'])} ({_n(comm['burst_thread_us'])}) | | | | | |"
+    )
+    rows.append(
+        f"| the same, one every {_n(comm['gap'] * 1000)} ms as a streaming chat sends them, over a kernel sleeping as long "
+        f"| {_n(comm['spaced_us'])} ({_n(comm['spaced_thread_us'])}) | | | | | |"
+    )
     null = results["null"]
     notes = (
         f"\n{_n(tokens)} tokens ({_bytes(results['text_bytes'])} of text) at {_n(rate)} tokens/s in a real ipykernel; "
@@ -384,10 +478,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tokens", type=int, default=5000)
     parser.add_argument("--rate", type=float, default=1000.0, help="tokens per second")
     parser.add_argument("--repeat", type=int, default=7, help="rounds, each running every way once (default 7)")
+    parser.add_argument(
+        "--windows", type=float, nargs="*", default=list(WINDOWS), help="longer batch windows to measure too (seconds)"
+    )
     parser.add_argument("--json", action="store_true", help="print the raw numbers as JSON")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    results = asyncio.run(run(args.tokens, args.rate, args.repeat))
+    results = asyncio.run(run(args.tokens, args.rate, args.repeat, tuple(args.windows)))
     results["seconds"] = time.perf_counter() - began
     if args.json:
         print(json.dumps(results, indent=2))

@@ -140,12 +140,11 @@ class TurnLog(_KeptEvents):
 
     def __init__(self) -> None:
         self._records = deque()
+        self.keep = self._records.append
+        """Keep one record (the hot path; the deque's own append: no Python frame a token)."""
 
     def add(self, records: list[tuple[Record, int]]) -> None:
         self._records.extend(record for record, _size in records)
-
-    def add_one(self, record: Record, size: int) -> None:
-        self._records.append(record)
 
 
 __all__ = ["DELTA_FRAMING", "MAX_EVENTS", "MAX_EVENT_BYTES", "EventLog", "TurnLog", "event_json_size", "records_of", "revive"]

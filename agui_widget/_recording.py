@@ -63,12 +63,13 @@ def event_json(event: BaseEvent) -> dict[str, Any]:
 class RunRecording:
     """One run as it happens: its input, its events and when each arrived."""
 
-    __slots__ = ("_clock", "input", "records", "started", "times")
+    __slots__ = ("clock", "input", "records", "started", "times")
 
     def __init__(self, run_input: RunAgentInput) -> None:
         self.input = run_input
         self.started = time.time()
-        self._clock = time.perf_counter()
+        self.clock = time.perf_counter()
+        """``time.perf_counter()`` when the run started: what ``times`` count from."""
         self.records: list[Record] = []
         self.times = array("d")
         """Seconds since the run started, one per record (an array: nothing for the GC to walk)."""
@@ -78,14 +79,14 @@ class RunRecording:
         return self.input.run_id
 
     def add(self, records: Iterable[tuple[Record, int]]) -> None:
-        now = time.perf_counter() - self._clock
+        now = time.perf_counter() - self.clock
         for record, _size in records:
             self.records.append(record)
             self.times.append(now)
 
     def add_one(self, record: Record) -> None:
         self.records.append(record)
-        self.times.append(time.perf_counter() - self._clock)
+        self.times.append(time.perf_counter() - self.clock)
 
     def events(self) -> list[BaseEvent]:
         return [revive(record) for record in self.records]

@@ -19,6 +19,7 @@ import typing
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, Literal
 
 from ag_ui.core import (
@@ -575,8 +576,10 @@ class Session:
         # The hot path (a plain delta continuing what streams, most of a stream) in the loop
         # itself, with what it calls looked up once.
         plain, hooks = consumer.consume_plain_delta, self.hooks
-        keep_in_turn, keep_in_chat = run.event_log.add_one, self.event_log.add_one
+        keep_in_turn, keep_in_chat = run.event_log.keep, self.event_log.add_one
         recording, tell_listener = self._recording, self.listener.session_delta
+        if recording is not None:
+            recorded, recorded_at, clock = recording.records.append, recording.times.append, recording.clock
         try:
             stream = self.agent.run(run_input)
             async for event in stream:
@@ -588,10 +591,11 @@ class Session:
                 record = plain(event)
                 if record is not None:
                     size = DELTA_FRAMING + len(record[2])
-                    keep_in_turn(record, size)
+                    keep_in_turn(record)
                     keep_in_chat(record, size)
-                    if recording is not None:
-                        recording.add_one(record)
+                    if recording is not None:  # RunRecording.add_one, inline
+                        recorded(record)
+                        recorded_at(perf_counter() - clock)
                     tell_listener(record, size)
                     if hooks.on_event is not None:
                         hooks.events([revive(record)])

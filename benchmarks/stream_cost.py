@@ -274,7 +274,7 @@ STREAMS = {
 }
 
 
-WINDOWS = (0.1, 0.25)
+WINDOWS = (0.1, 0.25, 0.5)
 """The longer batch windows measured beside the default (``--windows``)."""
 
 

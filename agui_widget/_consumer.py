@@ -56,7 +56,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from ._deltas import BY_END, DELTAS, PLAIN_FIELDS
-from ._reducer import EventReducer
+from ._reducer import EventReducer, TranscriptIndex
 from ._unicode import REPLACEMENT, has_surrogate, is_high_surrogate, rejoin_pairs, replace_lone, scrub
 from ._verify import EventVerifier, ProtocolError
 
@@ -990,7 +990,11 @@ class EventConsumer:
         *,
         on_warning: Callable[[str], None] | None = None,
         max_protocol_version: str | None = None,
+        carried: TranscriptIndex | None = None,
     ) -> None:
+        """``carried``: the index an earlier consumer left (``carried_index``), given up to be
+        extended when this transcript starts with the same message objects (see
+        :class:`~agui_widget._reducer.TranscriptIndex`)."""
         # The parts of the pipeline that warn are handed this object, not a method of the consumer:
         # one would make every consumer a reference cycle, so a finished stream's pipeline (and the
         # transcript its reducer holds) would wait for the cyclic garbage collector to be freed.
@@ -1000,7 +1004,9 @@ class EventConsumer:
         self._pre_subagent = ceiling is not None and _at_most(ceiling, (0, 0, 57))
         # protocolVersion entered RunAgentInput with 1.0: an older peer's parser may reject it.
         self._declares_version = ceiling is None or _at_most(_version(PROTOCOL_VERSION), ceiling)
-        self._reducer = EventReducer(messages, state, on_warning=self._warn)
+        self._reducer = EventReducer(messages, state, on_warning=self._warn, carried=carried)
+        self.carried_index: TranscriptIndex = self._reducer.carried
+        """The index of the transcript handed in, for the next consumer to extend."""
         self._verifier = EventVerifier()
         self._chunks = _ChunkExpander()
         self._unicode = _SurrogateRepair(self._warn)

@@ -14,7 +14,9 @@ message and joined into ``content`` only when ``messages`` is read.
 from __future__ import annotations
 
 import copy
+import itertools
 import logging
+import operator
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -22,7 +24,7 @@ from ag_ui.core import BaseEvent, EventType
 
 from ._state_patch import PATCH_ERRORS, apply_patch
 
-__all__ = ["EventReducer"]
+__all__ = ["EventReducer", "TranscriptIndex"]
 
 log = logging.getLogger("agui_widget")
 
@@ -42,14 +44,17 @@ class EventReducer:
         state: Any = None,
         *,
         on_warning: Callable[[str], None] | None = None,
+        carried: TranscriptIndex | None = None,
     ) -> None:
+        """``carried``: the index of an earlier transcript (:attr:`carried`), given up to be
+        extended when this transcript starts with the same message objects."""
         self._warn_callback = on_warning
         self._state: Any = state
         self.changed_from: int | None = None
         # Streamed fragments not yet joined: message id -> deltas, tool call id -> deltas.
         self._pending_content: dict[str, list[str]] = {}
         self._pending_args: dict[str, list[str]] = {}
-        self._set_messages(messages or [])
+        self._set_messages(messages or [], carried)
 
     # -- public ------------------------------------------------------------------------------
 
@@ -129,28 +134,37 @@ class EventReducer:
         else:
             log.warning("agui-widget: %s", text)
 
-    def _set_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+    def _set_messages(self, messages: Iterable[Mapping[str, Any]], carried: TranscriptIndex | None = None) -> None:
         """Adopt a transcript handed in from outside, copying on write.
 
         The caller's dicts are never changed: a handed-in message is copied (shallowly, with its
         tool calls) the first time the reducer writes to it (:meth:`_writable`), and nested values
         are only ever replaced, not changed in place. Messages no event touches stay the very
         objects handed in, so a run costs what it changes, and what holds the old transcript (the
-        session's models of its messages, a view's copy) can tell by identity what is unchanged.
+        session's models of its messages, a view's copy, the next run's :class:`TranscriptIndex`)
+        can tell by identity what is unchanged.
         """
         self._pending_content.clear()
         self._pending_args.clear()
-        self._messages: list[dict[str, Any]] = [m if type(m) is dict else dict(m) for m in messages]
-        self._adopted: set[int] = {id(m) for m in self._messages}
-        """The messages handed in (by ``id``): the caller's, copied before any write."""
-        self._reindex()
+        adopted: list[Any] = list(messages)
+        shared = _same_prefix(carried.messages, adopted) if carried is not None else 0
+        if not set(map(type, adopted[shared:])) <= {dict}:  # the shared prefix was checked before
+            adopted[shared:] = [m if type(m) is dict else dict(m) for m in adopted[shared:]]
+        self._messages: list[dict[str, Any]] = adopted
+        self._own: set[int] = set()
+        """The messages the reducer made or copied (by ``id``), which it may change in place;
+        every other message was handed in and is copied before a write."""
+        self.carried = TranscriptIndex.of(adopted, carried, shared)
+        """The index of the transcript as handed in, as a full rebuild makes it: for the next
+        reducer to extend (see :class:`TranscriptIndex`)."""
+        self._by_id, self._pos, self._tool_calls, self._call_owner = self.carried.copies()
 
     def _writable(self, message: dict[str, Any]) -> dict[str, Any]:
         """``message``, or its private copy in its place when it was handed in (see above)."""
-        if id(message) not in self._adopted:
+        if id(message) in self._own:
             return message
         copied = _own_copy(message)
-        self._adopted.discard(id(message))
+        self._own.add(id(copied))
         index = self._index_of(message)
         if index is not None:
             self._messages[index] = copied
@@ -185,21 +199,8 @@ class EventReducer:
                 if isinstance(message_id, str) and self._by_id.get(message_id) is self._messages[index]:
                     self._pos[message_id] = index
             return
-        self._by_id: dict[str, dict[str, Any]] = {}
-        self._pos: dict[str, int] = {}
-        self._tool_calls: dict[str, dict[str, Any]] = {}
-        self._call_owner: dict[str, dict[str, Any]] = {}
-        """tool call id -> the message holding the call (the message itself: ids may repeat)"""
-        for index, message in enumerate(self._messages):
-            message_id = message.get("id")
-            if not isinstance(message_id, str) or message_id in self._by_id:
-                continue
-            self._by_id[message_id] = message
-            self._pos[message_id] = index
-            for call in message.get("toolCalls") or ():
-                if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("function"), dict):
-                    self._tool_calls.setdefault(call["id"], call)
-                    self._call_owner.setdefault(call["id"], message)
+        self._by_id, self._pos, self._tool_calls, self._call_owner = {}, {}, {}, {}
+        _index_into(self._messages, 0, self._by_id, self._pos, self._tool_calls, self._call_owner)
 
     def _touch(self, index: int) -> None:
         if self.changed_from is None or index < self.changed_from:
@@ -223,7 +224,8 @@ class EventReducer:
             self.changed_from = index
 
     def _append_message(self, message: dict[str, Any]) -> None:
-        """Add a message at the end; when its id is taken, the first message keeps the id."""
+        """Add a message the reducer made at the end; when its id is taken, the first message keeps the id."""
+        self._own.add(id(message))
         self._messages.append(message)
         message_id = message["id"]
         if message_id not in self._by_id:
@@ -232,7 +234,8 @@ class EventReducer:
         self._touch(len(self._messages) - 1)
 
     def _insert_message(self, index: int, message: dict[str, Any]) -> None:
-        """Insert a message; when its id is taken, the first message keeps the id."""
+        """Insert a message the reducer made; when its id is taken, the first message keeps the id."""
+        self._own.add(id(message))
         self._messages.insert(index, message)
         self._by_id.setdefault(message["id"], message)
         self._reindex(index)
@@ -246,6 +249,7 @@ class EventReducer:
             if isinstance(call, dict) and isinstance(call.get("id"), str):
                 self._tool_calls.pop(call["id"], None)
                 self._call_owner.pop(call["id"], None)
+        self._own.add(id(message))
         self._messages[index] = message
         self._by_id[message_id] = message
         for call in message.get("toolCalls") or ():
@@ -461,6 +465,7 @@ class EventReducer:
     def _messages_snapshot(self, event: Any) -> None:
         self.flush()
         incoming = [message.model_dump(mode="json", by_alias=True) for message in event.messages]
+        self._own.update(map(id, incoming))
         by_id = {message["id"]: message for message in incoming}
         carries_activity = any(message.get("role") == "activity" for message in incoming)
         carries_reasoning = any(message.get("role") == "reasoning" for message in incoming)
@@ -609,3 +614,98 @@ def _append(holder: dict[str, Any], key: str, parts: list[str]) -> str:
         current = ""
     current += parts[0] if len(parts) == 1 else "".join(parts)
     return current
+
+
+_Indexes = tuple[dict[str, dict[str, Any]], dict[str, int], dict[str, dict[str, Any]], dict[str, dict[str, Any]]]
+
+
+def _index_into(
+    messages: list[dict[str, Any]],
+    start: int,
+    by_id: dict[str, dict[str, Any]],
+    pos: dict[str, int],
+    tool_calls: dict[str, dict[str, Any]],
+    call_owner: dict[str, dict[str, Any]],
+) -> None:
+    """Index ``messages[start:]`` into indexes that hold ``messages[:start]``: ids to messages
+    and positions, tool call ids to calls and to the message holding them (the message itself:
+    ids may repeat). With duplicate ids the first one wins, and a message whose id is taken adds
+    none of its tool calls."""
+    for index in range(start, len(messages)):
+        message = messages[index]
+        message_id = message.get("id")
+        if not isinstance(message_id, str) or message_id in by_id:
+            continue
+        by_id[message_id] = message
+        pos[message_id] = index
+        for call in message.get("toolCalls") or ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str) and isinstance(call.get("function"), dict):
+                tool_calls.setdefault(call["id"], call)
+                call_owner.setdefault(call["id"], message)
+
+
+class TranscriptIndex:
+    """The reducer's indexes of a transcript as a full rebuild makes them, carried from one run to
+    the next so that starting a run costs what is new, not the whole transcript.
+
+    The next run's transcript is mostly this one with messages added at the end: the messages a
+    run does not write to stay the very objects they were (the reducer copies on write), so an
+    identity check of the prefix (in C) tells what is unchanged. Entries of the messages past the
+    shared prefix are dropped and the new messages indexed, which gives exactly what a full
+    rebuild gives: the first message with an id wins, and everything a dropped message added
+    belonged to it alone. Never changed in place while a reducer uses it (:meth:`copies`);
+    :meth:`of` may change the index it extends, which its holder gives up.
+    """
+
+    __slots__ = ("by_id", "call_owner", "messages", "pos", "tool_calls")
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+        """The transcript indexed (a private copy of the list: its messages, not the reducer's list)."""
+        self.by_id: dict[str, dict[str, Any]] = {}
+        self.pos: dict[str, int] = {}
+        self.tool_calls: dict[str, dict[str, Any]] = {}
+        self.call_owner: dict[str, dict[str, Any]] = {}
+
+    @classmethod
+    def of(
+        cls, messages: list[dict[str, Any]], previous: TranscriptIndex | None = None, shared: int | None = None
+    ) -> TranscriptIndex:
+        """The index of ``messages``, extending ``previous`` (given up) when they share a prefix
+        (``shared``: its length, when the caller knows it)."""
+        index = previous if previous is not None else cls()
+        if shared is None:
+            shared = _same_prefix(index.messages, messages)
+        if shared == 0 and index.messages:
+            index = cls()
+        else:
+            index._drop_from(shared)
+        _index_into(messages, shared, index.by_id, index.pos, index.tool_calls, index.call_owner)
+        index.messages = list(messages)
+        return index
+
+    def copies(self) -> _Indexes:
+        """Copies of the indexes (in C, without a Python loop), for a reducer to change."""
+        return self.by_id.copy(), self.pos.copy(), self.tool_calls.copy(), self.call_owner.copy()
+
+    def _drop_from(self, start: int) -> None:
+        """Forget what the messages from ``start`` on added (each entry names its own message)."""
+        by_id, pos, tool_calls, call_owner = self.by_id, self.pos, self.tool_calls, self.call_owner
+        for index in range(start, len(self.messages)):
+            message = self.messages[index]
+            message_id = message.get("id")
+            if not isinstance(message_id, str) or pos.get(message_id) != index:
+                continue
+            del by_id[message_id], pos[message_id]
+            for call in message.get("toolCalls") or ():
+                call_id = call.get("id") if isinstance(call, dict) else None
+                if isinstance(call_id, str) and call_owner.get(call_id) is message:
+                    del tool_calls[call_id], call_owner[call_id]
+        del self.messages[start:]
+
+
+def _same_prefix(old: list[Any], new: list[Any]) -> int:
+    """How many leading items ``old`` and ``new`` share as the very same objects (checked in C)."""
+    if len(old) <= len(new) and all(map(operator.is_, old, new)):
+        return len(old)
+    return next(itertools.compress(itertools.count(), map(operator.is_not, old, new)), min(len(old), len(new)))

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import json
 import logging
+import operator
 import typing
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -56,6 +57,7 @@ from .adapters import Agent
 
 if TYPE_CHECKING:
     from ._consumer import EventConsumer
+    from ._reducer import TranscriptIndex
 
 log = logging.getLogger("agui_widget")
 
@@ -161,6 +163,8 @@ class Session:
         self._state: Any = {} if state is None else copy.deepcopy(state)
         self._input_messages = InputMessages()
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
+        self._carried: TranscriptIndex | None = None
+        """The reducer's index of the last run's transcript, for the next run to extend."""
         self.context: list[ContextEntry] = list(context)
         self.forwarded_props: dict[str, Any] = {}
         """Sent with every run as ``RunAgentInput.forwardedProps`` (model settings an agent may read)."""
@@ -369,6 +373,7 @@ class Session:
         self.queue.clear()
         self.stop()
         self.messages = []
+        self._forget_indexes()
         self.error = ""
         self.listener.session_messages(0)
         self._changed_status()
@@ -383,9 +388,16 @@ class Session:
         self._waiting = _Waiting()
         self.error = ""
         self.messages = normalized
+        self._forget_indexes()
         self.listener.session_messages(0)
         self.set_state({} if state is None else state)
         self._changed_status()
+
+    def _forget_indexes(self) -> None:
+        """Drop what is kept to make the next run and assignment cost what is new (the old
+        transcript's index and input models), so a forgotten transcript is freed."""
+        self._carried = None
+        self._input_messages = InputMessages()
 
     def check_idle(self, doing: str) -> None:
         """Raise unless no run is active or queued (``doing`` says what had to wait)."""
@@ -505,7 +517,7 @@ class Session:
         """RUN_STARTED and RUN_FINISHED (cancelled) for a turn stopped before its run began."""
         run_id = new_id("run")
         run.run_ids.append(run_id)
-        consumer = _new_pipeline(self._messages, self._state)
+        consumer = self._pipeline()
         self._consume_closing(
             run,
             consumer,
@@ -554,12 +566,15 @@ class Session:
             run_id=new_id("run"),
             protocol_version=PROTOCOL_VERSION,
             state=copy.deepcopy(self.state),
-            messages=self._input_messages(self.messages),
+            messages=[],
             tools=[tool.to_agui() for tool in self.tools],
             context=self._context_for_run(),
             forwarded_props={**self.forwarded_props, **(run.forwarded_props or {})} or None,
             resume=resume,
         )
+        # Set after validation: the models are validated already (a message once), and pydantic
+        # would walk every one of them again, which grows with the transcript.
+        run_input.messages = self._input_messages(self.messages)
         run.run_ids.append(run_input.run_id)
         self._recording = self.recordings.start(run_input)
         self.hooks.run_start(run_input)
@@ -567,7 +582,7 @@ class Session:
         self.run_id = run_input.run_id
         self.status = "running"
         self._changed_status()
-        consumer = _new_pipeline(self._messages, self._state)  # it logs its own warnings
+        consumer = self._pipeline()  # it logs its own warnings
         consumer.reset_changes()
         self._consumer = consumer
         self._run_input = run_input
@@ -652,6 +667,12 @@ class Session:
             self._answer_dangling_tool_calls()
             return "error"
         return "wait" if self._collect_pending(consumer) else "done"
+
+    def _pipeline(self) -> EventConsumer:
+        """A pipeline for the transcript, extending the index the last one left."""
+        consumer = _new_pipeline(self._messages, self._state, self._carried)
+        self._carried = consumer.carried_index
+        return consumer
 
     def _deliver(self, run: Run, events: list[BaseEvent]) -> None:
         if not events:
@@ -866,17 +887,35 @@ class InputMessages:
     Each message is validated once: a message equal to the one seen under its id last time (the
     transcript's dicts are replaced when they change, never changed in place, so the comparison is
     mostly of the same objects) gets the same model again, so a run's cost grows with what is new,
-    not with the whole transcript. Agents get these models in ``RunAgentInput.messages`` to read:
-    an agent must not change them in place (the next run would send the change), as AG-UI agents
-    do not.
+    not with the whole transcript. When the transcript starts with the very objects of the last
+    one (the usual case: a run adds at the end), that prefix's models are reused as a list,
+    checked in C, and only the new messages are looked at. Agents get these models in
+    ``RunAgentInput.messages`` to read: an agent must not change them in place (the next run would
+    send the change), as AG-UI agents do not.
     """
 
     def __init__(self) -> None:
         self._known: dict[str, tuple[dict[str, Any], Message]] = {}
+        self._last: list[dict[str, Any]] = []
+        """The transcript of the last call (a copy of the list), and its models below."""
+        self._models: list[Message] = []
 
     def __call__(self, messages: list[dict[str, Any]]) -> list[Message]:
+        last = self._last
+        if last and len(last) <= len(messages) and all(map(operator.is_, last, messages)):
+            models = [*self._models, *self._convert(messages[len(last) :], self._known)]
+        else:
+            kept: dict[str, tuple[dict[str, Any], Message]] = {}
+            models = self._convert(messages, kept)
+            self._known = kept  # only what this transcript holds: nothing is kept for a message that went
+        self._last = list(messages)
+        self._models = models
+        return list(models)
+
+    def _convert(self, messages: list[dict[str, Any]], kept: dict[str, tuple[dict[str, Any], Message]]) -> list[Message]:
+        """The models of ``messages``, recording each id's first message and model in ``kept``
+        (which holds the transcript's earlier ids: an id seen there is not reused)."""
         known = self._known
-        kept: dict[str, tuple[dict[str, Any], Message]] = {}
         models: list[Message | None] = []
         new: list[tuple[int, dict[str, Any]]] = []
         for message in messages:
@@ -897,7 +936,6 @@ class InputMessages:
                 key = message.get("id")
                 if isinstance(key, str) and key not in kept:
                     kept[key] = (message, model)
-        self._known = kept  # only what this transcript holds: nothing is kept for a message that went
         return models  # type: ignore[return-value]
 
 
@@ -927,12 +965,12 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
-def _new_pipeline(messages: list[dict[str, Any]], state: Any) -> EventConsumer:
+def _new_pipeline(messages: list[dict[str, Any]], state: Any, carried: TranscriptIndex | None = None) -> EventConsumer:
     """A run's pipeline; its module loads with a chat's first run, not with the package (the AG-UI
     event tables it builds are a good part of ``import agui_widget``)."""
     from ._consumer import EventConsumer
 
-    return EventConsumer(messages, state)
+    return EventConsumer(messages, state, carried=carried)
 
 
 def _uncancel() -> None:

@@ -165,6 +165,9 @@ class Session:
         self._messages: list[dict[str, Any]] = [dict(m) for m in messages]
         self._carried: TranscriptIndex | None = None
         """The reducer's index of the last run's transcript, for the next run to extend."""
+        self._checked: list[dict[str, Any]] = []
+        """Private copies of the messages last validated by :meth:`replace_messages`, by position:
+        what an assigned message equal to one of them needs no second validation against."""
         self.context: list[ContextEntry] = list(context)
         self.forwarded_props: dict[str, Any] = {}
         """Sent with every run as ``RunAgentInput.forwardedProps`` (model settings an agent may read)."""
@@ -359,14 +362,29 @@ class Session:
         self.state = apply_patch(self.state, patch)
         self.listener.session_state(patch)
 
-    def replace_messages(self, messages: Sequence[dict[str, Any]]) -> None:
-        """Replace the transcript (validated as AG-UI messages); only while no turn is active."""
+    def replace_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        """Replace the transcript (validated as AG-UI messages); only while no turn is active.
+
+        Raises (pydantic's ValidationError) with nothing changed when a message is not one. The
+        cost grows with what changed: a leading message equal (``==``, in C) both to the one the
+        session holds at its place and to the private copy of what was validated there last time
+        is kept as the session's own object, without a second validation; the rest is validated
+        and copied. The private copy is what makes an in-place edit seen: a dict of
+        ``chat.messages`` changed in place (the session's own) no longer equals it, so it is
+        validated again and the views are sent the transcript from there. The session never keeps
+        the caller's dicts. ``==`` has ``True == 1 == 1.0``: such a flip inside an otherwise equal
+        message goes unseen (as in the shared state).
+        """
         if self.active is not None:
             raise RuntimeError("the transcript cannot be replaced while a run is active; call chat.stop() first")
-        new = normalize_messages(messages)
-        start = _common_prefix(self.messages, new)
-        self.messages = new
-        self.listener.session_messages(start)
+        proposed = list(messages)
+        old = self.messages
+        keep = min(_common_prefix(self._checked, proposed), _common_prefix(old, proposed))
+        validated = _messages_adapter.validate_python(proposed[keep:])
+        tail = [m.model_dump(mode="json", by_alias=True) for m in validated]
+        self._checked = [*self._checked[:keep], *(m.model_dump(mode="json", by_alias=True) for m in validated)]
+        self.messages = [*old[:keep], *tail]
+        self.listener.session_messages(keep)
 
     def clear(self) -> None:
         """Forget the conversation (stops an active run first); the state stays."""
@@ -395,8 +413,9 @@ class Session:
 
     def _forget_indexes(self) -> None:
         """Drop what is kept to make the next run and assignment cost what is new (the old
-        transcript's index and input models), so a forgotten transcript is freed."""
+        transcript's index and validated copies), so a forgotten transcript is freed."""
         self._carried = None
+        self._checked = []
         self._input_messages = InputMessages()
 
     def check_idle(self, doing: str) -> None:
@@ -992,13 +1011,24 @@ def _find_call(messages: list[dict[str, Any]], call_id: str | None) -> tuple[str
     return None, ""
 
 
-def _common_prefix(old: list[dict[str, Any]], new: list[dict[str, Any]]) -> int:
-    index = 0
-    for a, b in zip(old, new, strict=False):
-        if a != b:
-            break
-        index += 1
-    return index
+def _common_prefix(old: list[Any], new: list[Any]) -> int:
+    """How many leading items ``old`` and ``new`` share by ``==``: compared in C (a list's ``==``
+    checks identity first), halving the range that holds the first difference."""
+    low, high = 0, min(len(old), len(new))
+    try:
+        if old[:high] == new[:high]:
+            return high
+        while high - low > 16:  # old[:low] == new[:low], and the first difference is before high
+            middle = (low + high) // 2
+            if old[low:middle] == new[low:middle]:
+                low = middle
+            else:
+                high = middle
+        while low < high and old[low] == new[low]:
+            low += 1
+    except Exception:  # an item whose == raises (an array, say) counts as a difference
+        return 0
+    return low
 
 
 def _patchable(old: Any, new: Any) -> bool:

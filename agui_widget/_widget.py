@@ -509,19 +509,19 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
 
     @traitlets.validate("messages")
     def _validate_messages(self, proposal: Any) -> list[dict[str, Any]]:
+        """An assignment reaches the session here, not in an observer: traitlets tells observers
+        only when the new list differs from the trait's, and after a dict of ``chat.messages`` was
+        changed in place (the trait holds the session's own dicts) it does not; the session tells
+        what changed (:meth:`Session.replace_messages`, which costs what changed)."""
         if self._syncing:
             return proposal["value"]
         if self._session.active is not None:
             raise traitlets.TraitError("chat.messages cannot be assigned while a run is active; call chat.stop() first")
         try:
-            return normalize_messages(proposal["value"])
+            self._session.replace_messages(proposal["value"])
         except ValidationError as exc:
             raise traitlets.TraitError(f"chat.messages takes AG-UI messages: {exc}") from None
-
-    @traitlets.observe("messages")
-    def _messages_assigned(self, change: Any) -> None:
-        if not self._syncing:
-            self._session.replace_messages(change["new"])
+        return list(self._session.messages)
 
     @traitlets.observe("state")
     def _state_assigned(self, change: Any) -> None:

@@ -1,10 +1,13 @@
-"""A long transcript costs what is new: what is carried from one run to the next gives exactly
-what starting afresh gives.
+"""A long transcript costs what is new: what is carried from one run (or assignment) to the next
+gives exactly what starting afresh gives.
 
-The reducer's index of the transcript is extended from the last run's (``TranscriptIndex``), and
-the agent's input models are reused for the messages seen last time (``InputMessages``).
-Generated transcripts and edits (appends, truncations, replacements, inserted and repeated
-messages, duplicate ids, tool calls) must read the same either way.
+The reducer's index of the transcript is extended from the last run's (``TranscriptIndex``), the
+agent's input models are reused for the messages seen last time (``InputMessages``), and an
+assignment to ``chat.messages`` validates only the messages that differ from what the chat
+validated before. Generated transcripts and edits (appends, truncations, replacements, inserted
+and repeated messages, duplicate ids, tool calls) must read the same either way; a new message
+that is not an AG-UI message is still refused with nothing changed, and a message edited in place
+is still seen.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+import traitlets
 from ag_ui.core import (
     ActivitySnapshotEvent,
     BaseEvent,
@@ -31,6 +36,8 @@ from agui_widget._marks import DISPLAY, REFUSED, marked
 from agui_widget._reducer import EventReducer, TranscriptIndex
 from agui_widget._session import InputMessages, Session
 from agui_widget.adapters import AgentAdapter, EventStream
+
+from .genui_support import Captured
 
 IDS = ["a", "b", "c", "d", "e"]
 CALL_IDS = ["k1", "k2", "k3"]
@@ -253,4 +260,89 @@ async def test_a_session_extends_the_index_of_the_last_run() -> None:
     assert shape(index.by_id, index.pos, index.tool_calls, index.call_owner) == rebuilt(session.messages)
     assert [m.id for m in agent.inputs[-1].messages] == [m["id"] for m in session.messages[: len(agent.inputs[-1].messages)]]
     session.clear()
-    assert session._carried is None
+    assert session._carried is None and session._checked == []
+
+
+# -- assigning chat.messages ---------------------------------------------------------------------
+
+
+def chat_with(count: int) -> Captured:
+    messages = [{"id": f"m{i}", "role": "user" if i % 2 == 0 else "assistant", "content": f"text {i}"} for i in range(count)]
+    messages.append(
+        {
+            "id": "call-holder",
+            "role": "assistant",
+            "content": "",
+            "toolCalls": [{"id": "k1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}],
+        }
+    )
+    chat = Captured(messages=messages)
+    chat.messages = list(chat.messages)  # validated once here
+    return chat
+
+
+def test_one_more_message_leaves_the_rest_as_it_was() -> None:
+    chat = chat_with(20)
+    before = list(chat._session.messages)
+    chat.messages = [*chat.messages, {"id": "new", "role": "user", "content": "more"}]
+    after = chat._session.messages
+    assert len(after) == len(before) + 1 and all(a is b for a, b in zip(before, after, strict=False))
+    assert chat.of_kind("messages")[-1] == {
+        "kind": "messages",
+        "start": len(before),
+        "messages": [{"id": "new", "role": "user", "content": "more"}],
+    }
+    assert chat.messages == after
+
+
+def test_equal_copies_keep_the_chats_own_dicts_not_the_callers() -> None:
+    chat = chat_with(5)
+    before = list(chat._session.messages)
+    mine = [*copy.deepcopy(chat.messages), {"id": "new", "role": "user", "content": "more"}]
+    chat.messages = mine
+    assert all(a is b for a, b in zip(before, chat._session.messages, strict=False))
+    assert chat.of_kind("messages")[-1]["start"] == len(before)
+    mine[0]["content"] = "changed by the caller later"
+    mine[-1]["content"] = "this too"
+    assert chat._session.messages[0]["content"] == "text 0" and chat._session.messages[-1]["content"] == "more"
+
+
+def test_an_invalid_new_message_is_refused_and_changes_nothing() -> None:
+    chat = chat_with(5)
+    before, trait, sent = list(chat._session.messages), list(chat.messages), len(chat.of_kind("messages"))
+    with pytest.raises(traitlets.TraitError, match="AG-UI messages"):
+        chat.messages = [*chat.messages, {"id": "bad", "role": "nobody", "content": "x"}]
+    with pytest.raises(traitlets.TraitError, match="AG-UI messages"):
+        chat.messages = [*chat.messages[:2], "not a message", *chat.messages[2:]]
+    assert all(a is b for a, b in zip(before, chat._session.messages, strict=True))
+    assert chat.messages == trait and len(chat.of_kind("messages")) == sent
+
+
+@pytest.mark.parametrize("where", ["top", "nested", "the list"])
+def test_an_edit_in_place_then_an_assignment_is_seen(where: str) -> None:
+    chat = chat_with(4)
+    held = chat.messages
+    if where == "top":
+        held[1]["content"] = "edited in place"
+        at = 1
+    elif where == "nested":
+        held[-1]["toolCalls"][0]["function"]["arguments"] = '{"x": 2}'
+        at = len(held) - 1
+    else:
+        held.append({"id": "added", "role": "user", "content": "appended in place"})
+        at = len(held) - 1
+    chat.messages = held
+    last = chat.of_kind("messages")[-1]
+    assert last["start"] == at and last["messages"] == [dict(m) for m in held[at:]]
+    assert chat._session.messages == held
+
+
+async def test_an_edit_in_place_reaches_the_next_run() -> None:
+    agent = Calls()
+    chat = Captured(agent, messages=[{"id": "u0", "role": "user", "content": "hi"}])
+    await chat.send("one")
+    chat.messages = list(chat.messages)
+    chat.messages[0]["content"] = "edited in place"
+    chat.messages = chat.messages
+    await chat.send("two")
+    assert agent.inputs[-1].messages[0].content == "edited in place"

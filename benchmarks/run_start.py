@@ -9,9 +9,15 @@ the pipeline for a handful of events, and the end of the run. Kernel CPU (``proc
 and median of several turns, after warm-up; and, apart, the part of it that building
 ``RunAgentInput`` takes.
 
+Then assigning ``chat.messages`` with one message appended, at 1,000 and 10,000 messages: a real
+``AgentChat`` outside a kernel (its comm sends nothing), timed as a cell's assignment is (the
+validation, the session, the message to the views, the traits), against validating the whole list
+afresh (``normalize_messages``, what every assignment did at least once: the baseline), the two
+alternated in the same loop.
+
 Usage::
 
-    python benchmarks/run_start.py [--turns 10 100 1000] [--repeat 15]
+    python benchmarks/run_start.py [--turns 10 100 1000] [--repeat 15] [--assigned 1000 10000]
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 
-from agui_widget._session import Session, _input_messages
+from agui_widget import AgentChat
+from agui_widget._session import Session, _input_messages, normalize_messages
 from agui_widget.adapters import AgentAdapter, EventStream
 
 TEXT = "word " * 60  # about 300 characters
@@ -76,10 +83,33 @@ async def measure(turns: int, repeat: int) -> tuple[list[float], list[float], li
     return runs, inputs, afresh
 
 
+def measure_assignment(count: int, repeat: int) -> tuple[list[float], list[float]]:
+    """Kernel CPU of ``chat.messages = [*chat.messages, one_more]`` at ``count`` messages, and of
+    validating that whole list afresh (the baseline), each ``repeat`` times, alternated."""
+    messages = transcript(count // 3 + 1)[:count]
+    chat = AgentChat(Instant(), messages=messages)
+    assigned: list[float] = []
+    afresh: list[float] = []
+    for index in range(repeat + 2):
+        more = [*chat.messages, {"id": f"more{index}", "role": "user", "content": TEXT}]
+        began = time.process_time()
+        normalize_messages(more)
+        whole = time.process_time() - began
+        began = time.process_time()
+        chat.messages = more
+        spent = time.process_time() - began
+        if index >= 2:  # warm-up, and the first assignment (which validates what it has not seen)
+            assigned.append(spent)
+            afresh.append(whole)
+    chat.close()
+    return assigned, afresh
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--assigned", type=int, nargs="*", default=[1000, 10000])
     args = parser.parse_args()
     print(
         "| turns | messages | a run, kernel CPU ms (best / median) | its `RunAgentInput.messages` ms (median) "
@@ -92,6 +122,21 @@ def main() -> None:
         print(
             f"| {turns:,} | {messages:,} | {min(runs) * 1000:.2f} / {statistics.median(runs) * 1000:.2f} "
             f"| {statistics.median(inputs) * 1000:.2f} | {statistics.median(afresh) * 1000:.2f} |"
+        )
+
+    if not args.assigned:
+        return
+    print()
+    print(
+        "| messages | assigning `chat.messages` one more, kernel CPU ms (best / median) "
+        "| validating the whole list afresh ms (median, the baseline) |"
+    )
+    print("|---:|---:|---:|")
+    for count in args.assigned:
+        assigned, afresh = measure_assignment(count, args.repeat)
+        print(
+            f"| {count:,} | {min(assigned) * 1000:.2f} / {statistics.median(assigned) * 1000:.2f} "
+            f"| {statistics.median(afresh) * 1000:.2f} |"
         )
 
 

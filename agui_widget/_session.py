@@ -15,7 +15,6 @@ import contextlib
 import copy
 import json
 import logging
-import operator
 import typing
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -906,11 +905,11 @@ class InputMessages:
     Each message is validated once: a message equal to the one seen under its id last time (the
     transcript's dicts are replaced when they change, never changed in place, so the comparison is
     mostly of the same objects) gets the same model again, so a run's cost grows with what is new,
-    not with the whole transcript. When the transcript starts with the very objects of the last
-    one (the usual case: a run adds at the end), that prefix's models are reused as a list,
-    checked in C, and only the new messages are looked at. Agents get these models in
-    ``RunAgentInput.messages`` to read: an agent must not change them in place (the next run would
-    send the change), as AG-UI agents do not.
+    not with the whole transcript. When the transcript starts with the messages of the last one
+    (the usual case: a run adds at the end; one ``==`` of the lists, in C, which checks identity
+    before it compares), that prefix's models are reused as a list and only the new messages are
+    looked at. Agents get these models in ``RunAgentInput.messages`` to read: an agent must not
+    change them in place (the next run would send the change), as AG-UI agents do not.
     """
 
     def __init__(self) -> None:
@@ -921,7 +920,7 @@ class InputMessages:
 
     def __call__(self, messages: list[dict[str, Any]]) -> list[Message]:
         last = self._last
-        if last and len(last) <= len(messages) and all(map(operator.is_, last, messages)):
+        if last and len(last) <= len(messages) and _equal_lists(last, messages[: len(last)]):
             models = [*self._models, *self._convert(messages[len(last) :], self._known)]
         else:
             kept: dict[str, tuple[dict[str, Any], Message]] = {}
@@ -1029,6 +1028,14 @@ def _common_prefix(old: list[Any], new: list[Any]) -> int:
     except Exception:  # an item whose == raises (an array, say) counts as a difference
         return 0
     return low
+
+
+def _equal_lists(old: list[Any], new: list[Any]) -> bool:
+    """``old == new``, with an item whose ``==`` raises (an array, say) counted as a difference."""
+    try:
+        return old == new
+    except Exception:
+        return False
 
 
 def _patchable(old: Any, new: Any) -> bool:

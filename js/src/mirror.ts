@@ -539,6 +539,7 @@ export class Mirror {
       return;
     }
     const old = this._messages;
+    if (start === old.length && this.appendsNew(incoming)) return this.append(incoming);
     const tail = incoming.map((m) => {
       // An unchanged message keeps its object, so its row does not re-render.
       const previous = this.message(m.id);
@@ -549,6 +550,42 @@ export class Mirror {
     for (let i = start; i < old.length; i++) if (!kept.has(old[i] as Message)) this.dirtyMessages.add((old[i] as Message).id);
     for (const m of tail) if (this.message(m.id) !== m) this.dirtyMessages.add(m.id);
     this.restructure(next);
+  }
+
+  /** Are these messages new to this copy, each id once, so that adding them after the last
+   * message changes no lookup of the messages already here? */
+  private appendsNew(incoming: readonly Message[]): boolean {
+    if (this.sharedSlots) return false;
+    const ids = new Set<string>();
+    for (const m of incoming) {
+      if (this.index.has(m.id) || ids.has(m.id)) return false;
+      ids.add(m.id);
+    }
+    return true;
+  }
+
+  /**
+   * Adds new messages after the last one: the work is in the messages added, not in the
+   * transcript's length (a splice that starts at the end is how the kernel sends an appended
+   * message). The lookups come out as `restructure` would build them; only the array of slots is
+   * copied, so that the transcript is still a new array.
+   */
+  private append(incoming: readonly Message[]): void {
+    if (incoming.length === 0) return;
+    const start = this._messages.length;
+    this._messages = this._messages.concat(incoming);
+    incoming.forEach((m, i) => {
+      this.index.set(m.id, start + i);
+      this.indexCalls(m);
+      this.dirtyMessages.add(m.id);
+    });
+    // A result that arrived tells the message holding its call (its card shows it).
+    for (const m of incoming) {
+      if (m.role !== "tool" || typeof m.toolCallId !== "string") continue;
+      const owner = this.callOwner.get(m.toolCallId);
+      if (owner !== undefined && this.index.has(owner)) this.dirtyMessages.add(owner);
+    }
+    this.touch("list");
   }
 
   /** Compares this copy with the kernel's description of its transcript (sent at the end of

@@ -337,6 +337,62 @@ describe("messages splices", () => {
   });
 });
 
+describe("appending to a long transcript", () => {
+  /** A message that counts how often anything reads its fields. */
+  const watched = (id: string, reads: { n: number }): Message =>
+    new Proxy(user(id, `question ${id}`), {
+      get(target, key, receiver) {
+        reads.n++;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+
+  it("does not go through the messages already there", () => {
+    const reads = { n: 0 };
+    const long = Array.from({ length: 2000 }, (_, i) => watched(`m${i}`, reads));
+    const mirror = new Mirror("me");
+    mirror.apply({ kind: "snapshot", viewId: null, messages: long, state: {}, events: [] });
+    const changes = recordChanges(mirror);
+    reads.n = 0;
+    mirror.handle({ kind: "messages", start: 2000, messages: [assistant("new", "the answer")] });
+    assert.equal(mirror.messages().length, 2001);
+    assert.equal(mirror.message("new")?.content, "the answer");
+    assert.equal(mirror.message("m1999")?.id, "m1999");
+    assert.deepEqual(changes, [{ topics: ["list"], messages: ["new"] }]);
+    assert.ok(reads.n <= 3, `appending one message read the messages already there ${reads.n} times`);
+  });
+
+  it("keeps the lookups a rebuild would make: calls, results, and the message holding a call", () => {
+    const call = { id: "c1", type: "function" as const, function: { name: "f", arguments: "{}" } };
+    const mirror = readyMirror([user("u1", "a"), { id: "a1", role: "assistant", toolCalls: [call] }, { id: "t0", role: "tool", toolCallId: "c1", content: "first" }]);
+    const changes = recordChanges(mirror);
+    // A second assistant repeating the call's id does not take it over; a later result does.
+    mirror.handle({
+      kind: "messages",
+      start: 3,
+      messages: [
+        { id: "a2", role: "assistant", toolCalls: [call] },
+        { id: "t1", role: "tool", toolCallId: "c1", content: "second" },
+      ],
+    });
+    assert.equal(mirror.callOwnerOf("c1"), "a1");
+    assert.equal(mirror.toolResult("c1")?.content, "second");
+    assert.deepEqual(changes[0]?.messages, ["a1", "a2", "t1"]);
+    const before = mirror.messages();
+    mirror.handle({ kind: "messages", start: 5, messages: [user("u2", "b")] });
+    assert.notEqual(mirror.messages(), before, "the transcript is a new array when a message is added");
+    assert.deepEqual(before.map((m) => m.id), ["u1", "a1", "t0", "a2", "t1"], "the array handed out before is not changed");
+  });
+
+  it("falls back to rebuilding when an appended id is already taken", () => {
+    const mirror = readyMirror([user("u1", "a"), assistant("a1", "b")]);
+    captureWarnings(() => mirror.handle({ kind: "messages", start: 2, messages: [assistant("a1", "again"), user("u2", "c")] }));
+    assert.deepEqual(ids(mirror), ["u1", "a1", "a1", "u2"]);
+    assert.equal(mirror.message("a1")?.content, "b", "the first message with an id wins lookups");
+    assert.equal(mirror.message("u2")?.content, "c");
+  });
+});
+
 describe("check", () => {
   it("stays quiet when the copy matches the kernel's, and asks for a snapshot when it does not", () => {
     const mirror = readyMirror([user("u1", "hi")]);

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 
 from ._attachments import data_of, details_of, label_of, mime_of, size_of
 from ._marks import REFUSED, STOPPED, mark_of
-from ._transport import soon
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -257,6 +256,11 @@ class SavedOutput:
     JupyterLab render a second view into it.
     """
 
+    rewrite_delay = 0.5
+    """Seconds between a change and the rewrite: JupyterLab renders the whole copy again on every
+    rewrite, so it waits until the views have drawn the change (and takes in the changes made
+    meanwhile) rather than competing with them for the page."""
+
     def __init__(self, session: Session, display_id: str, header: Callable[[], str], alive: Callable[[], bool]) -> None:
         self._session = session
         self.display_id = display_id
@@ -290,19 +294,23 @@ class SavedOutput:
             self.when_idle()
 
     def when_idle(self) -> None:
-        """Rewrite it soon if it is stale and no turn is under way.
+        """Rewrite it after `rewrite_delay` if it is stale and no turn is under way.
 
         During a turn only the mark is set; the turn's end (a status change) comes back here.
         """
         session = self._session
         if not self.stale or session.active is not None or session.queue or self._handle is not None:
             return
-        self._handle = soon(self._rewrite)
+        try:
+            self._handle = asyncio.get_running_loop().call_later(self.rewrite_delay, self._rewrite)
+        except RuntimeError:  # no loop runs, as in a plain script
+            self._rewrite()
 
     def _rewrite(self) -> None:
         self._handle = None
-        if not self.stale or not self._alive():
-            return
+        session = self._session
+        if not self.stale or not self._alive() or session.active is not None or session.queue:
+            return  # a turn that started meanwhile comes back here when it ends
         self.stale = False
         try:
             import IPython.display

@@ -17,7 +17,7 @@ import IPython.display
 import pytest
 
 from agui_widget import AgentChat
-from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE, to_markdown
+from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE, SavedOutput, to_markdown
 
 from .support import until
 
@@ -58,13 +58,18 @@ def outputs(monkeypatch: pytest.MonkeyPatch) -> Outputs:
     recorded = Outputs()
     monkeypatch.setattr(IPython.display, "display", recorded.display)
     monkeypatch.setattr(IPython.display, "update_display", recorded.update_display)
+    monkeypatch.setattr(SavedOutput, "rewrite_delay", REWRITE_DELAY)
     return recorded
 
 
+REWRITE_DELAY = 0.05
+
+
 async def settled() -> None:
-    """Lets the callbacks the chat scheduled run."""
+    """Lets the callbacks the chat scheduled run, the kept output's delayed rewrite too."""
     for _ in range(3):
         await asyncio.sleep(0)
+    await asyncio.sleep(REWRITE_DELAY * 3)
 
 
 def test_displaying_a_chat_shows_the_widget_then_the_conversation(outputs: Outputs):
@@ -140,6 +145,37 @@ async def test_changes_made_from_python_are_kept_too(outputs: Outputs):
     chat.clear()
     await settled()
     assert "Set from a cell." not in outputs.kept and "no messages yet" in outputs.kept
+
+
+async def test_the_rewrite_waits_for_the_views_and_takes_in_the_changes_made_meanwhile(outputs: Outputs):
+    chat = AgentChat(echo)
+    chat._ipython_display_()
+    chat.messages = [{"id": "a1", "role": "assistant", "content": "first"}]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert outputs.updates == [], "the page draws the change before it renders the copy again"
+    chat.messages = [*chat.messages, {"id": "a2", "role": "assistant", "content": "second"}]
+    await settled()
+    assert len(outputs.updates) == 1 and "first" in outputs.kept and "second" in outputs.kept
+
+
+async def test_a_turn_started_before_the_rewrite_puts_it_off_to_the_turn_end(outputs: Outputs):
+    release = asyncio.Event()
+
+    async def slow(messages):
+        await release.wait()
+        return f"slow: {messages[-1]['content']}"
+
+    chat = AgentChat(slow)
+    chat._ipython_display_()
+    chat.messages = [{"id": "a1", "role": "assistant", "content": "set from a cell"}]
+    run = chat.send("and then a question")
+    await asyncio.sleep(REWRITE_DELAY * 3)
+    assert outputs.updates == [], "nothing is rewritten while the turn runs"
+    release.set()
+    await run
+    await settled()
+    assert len(outputs.updates) == 1 and "set from a cell" in outputs.kept and "slow: and then a question" in outputs.kept
 
 
 async def test_switching_threads_keeps_the_thread_now_shown(outputs: Outputs):

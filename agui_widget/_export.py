@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._attachments import data_of, details_of, label_of, mime_of, size_of
 from ._marks import REFUSED, STOPPED, mark_of
+from ._transport import soon
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -257,9 +258,11 @@ class SavedOutput:
     """
 
     rewrite_delay = 0.5
-    """Seconds between a change and the rewrite: JupyterLab renders the whole copy again on every
-    rewrite, so it waits until the views have drawn the change (and takes in the changes made
-    meanwhile) rather than competing with them for the page."""
+    """Seconds between a change and the rewrite once a view of the chat is on a page: JupyterLab
+    renders the whole copy again on every rewrite, so it waits until the views have drawn the change
+    (and takes in the changes made meanwhile) rather than competing with them for the page. With no
+    view (a notebook run by ``jupyter nbconvert --execute``, say) the rewrite comes at once, before
+    the notebook may be written out and the kernel stopped."""
 
     def __init__(self, session: Session, display_id: str, header: Callable[[], str], alive: Callable[[], bool]) -> None:
         self._session = session
@@ -268,6 +271,8 @@ class SavedOutput:
         self._alive = alive
         self.shown = False
         self.stale = False
+        self.viewed = False
+        """Has a view of the chat connected (said hello)?"""
         self._handle: asyncio.Handle | None = None
 
     def display(self) -> None:
@@ -294,12 +299,15 @@ class SavedOutput:
             self.when_idle()
 
     def when_idle(self) -> None:
-        """Rewrite it after `rewrite_delay` if it is stale and no turn is under way.
+        """Rewrite it (after ``rewrite_delay`` once viewed) if it is stale and no turn is under way.
 
         During a turn only the mark is set; the turn's end (a status change) comes back here.
         """
         session = self._session
         if not self.stale or session.active is not None or session.queue or self._handle is not None:
+            return
+        if not self.viewed:
+            self._handle = soon(self._rewrite)
             return
         try:
             self._handle = asyncio.get_running_loop().call_later(self.rewrite_delay, self._rewrite)

@@ -717,6 +717,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
         self._transport.send(_wire.snapshot_message(request.view_id, session.messages, session.state, tail))
         self._genui.hello()
+        self._saved.viewed = True
 
     def _on_send(self, request: _wire.Send) -> None:
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]

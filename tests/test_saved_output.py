@@ -147,9 +147,26 @@ async def test_changes_made_from_python_are_kept_too(outputs: Outputs):
     assert "Set from a cell." not in outputs.kept and "no messages yet" in outputs.kept
 
 
-async def test_the_rewrite_waits_for_the_views_and_takes_in_the_changes_made_meanwhile(outputs: Outputs):
+def shown_in_a_page(chat: AgentChat) -> AgentChat:
+    """Displays the chat, and a view of it connects (as JupyterLab's does)."""
+    chat._ipython_display_()
+    chat._handle_view_message({"kind": "hello", "viewId": "view-1"})
+    return chat
+
+
+async def test_without_a_view_the_copy_is_rewritten_at_once(outputs: Outputs, monkeypatch: pytest.MonkeyPatch):
+    # A notebook run by nbconvert: no view ever connects, and the kernel may stop right after the cell.
+    monkeypatch.setattr(SavedOutput, "rewrite_delay", 60.0)
     chat = AgentChat(echo)
     chat._ipython_display_()
+    chat.messages = [{"id": "a1", "role": "assistant", "content": "set from a cell"}]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert len(outputs.updates) == 1 and "set from a cell" in outputs.kept
+
+
+async def test_the_rewrite_waits_for_the_views_and_takes_in_the_changes_made_meanwhile(outputs: Outputs):
+    chat = shown_in_a_page(AgentChat(echo))
     chat.messages = [{"id": "a1", "role": "assistant", "content": "first"}]
     for _ in range(3):
         await asyncio.sleep(0)
@@ -166,8 +183,7 @@ async def test_a_turn_started_before_the_rewrite_puts_it_off_to_the_turn_end(out
         await release.wait()
         return f"slow: {messages[-1]['content']}"
 
-    chat = AgentChat(slow)
-    chat._ipython_display_()
+    chat = shown_in_a_page(AgentChat(slow))
     chat.messages = [{"id": "a1", "role": "assistant", "content": "set from a cell"}]
     run = chat.send("and then a question")
     await asyncio.sleep(REWRITE_DELAY * 3)

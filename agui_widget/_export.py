@@ -240,9 +240,9 @@ def _one_line(text: str) -> str:
 MARKDOWN_LIMIT = 50_000
 """At most this many characters of transcript go into the output the notebook keeps (the newest
 messages that fit). JupyterLab renders that Markdown whenever it is written, before a chat's view
-exists and again after each change, hidden or not: measured (benchmarks/browser_latency.py), 200 KB
-of it kept the view of a 10,000-message chat from the page for about a second, and held up every
-appended message by 0.2 s. The whole conversation is ``chat.to_markdown()``."""
+exists and again after each change, hidden or not: measured (benchmarks/browser_latency.py), about
+3 ms per 1,000 characters before the view of a 10,000-message chat exists (200 KB of it kept that
+view from the page for about a second). The whole conversation is ``chat.to_markdown()``."""
 SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript"
 """Marks the kept conversation's block, so the chat's views can hide it (js/src/savedOutput.ts)."""
 

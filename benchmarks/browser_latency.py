@@ -32,7 +32,8 @@ c. **the first render of a long transcript**: a cell runs ``AgentChat(messages=[
    in the page) are the baseline, ``--baseline-repeats`` runs each (``0``: none). A displayed
    chat also leaves the conversation as a Markdown output, which JupyterLab renders (hidden)
    before the view exists; the same windowed runs with ``keep_conversation=False`` show what
-   that copy costs.
+   that copy costs. (The chat rewrites that copy half a second after an appended message, once
+   the row is on screen, so the appending measures do not include it.)
 
 Tokens are words of 3 to 5 letters and a space, with a paragraph break every 40 tokens. The
 state and event panels stay closed.

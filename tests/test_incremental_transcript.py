@@ -32,6 +32,7 @@ from ag_ui.core import (
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from agui_widget import _session
 from agui_widget._marks import DISPLAY, REFUSED, marked
 from agui_widget._reducer import EventReducer, TranscriptIndex
 from agui_widget._session import InputMessages, Session
@@ -342,6 +343,57 @@ async def test_an_edit_in_place_reaches_the_next_run() -> None:
     chat = Captured(agent, messages=[{"id": "u0", "role": "user", "content": "hi"}])
     await chat.send("one")
     chat.messages = list(chat.messages)
+    chat.messages[0]["content"] = "edited in place"
+    chat.messages = chat.messages
+    await chat.send("two")
+    assert agent.inputs[-1].messages[0].content == "edited in place"
+
+
+class CountingAdapter:
+    """The session's messages adapter, counting the messages it validates."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.validated = 0
+
+    def validate_python(self, value: Any, *args: Any, **kwargs: Any) -> Any:
+        self.validated += len(value)
+        return self.real.validate_python(value, *args, **kwargs)
+
+
+def test_the_first_assignment_after_a_chat_is_made_validates_only_what_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
+    chat = Captured(messages=[{"id": f"u{i}", "role": "user", "content": f"text {i}"} for i in range(50)])
+    counting = CountingAdapter(_session._messages_adapter)
+    monkeypatch.setattr(_session, "_messages_adapter", counting)
+    chat.messages = [*chat.messages, {"id": "new", "role": "user", "content": "more"}]
+    assert counting.validated == 1
+    assert chat.of_kind("messages")[-1]["start"] == 50
+
+
+@pytest.mark.parametrize("where", ["top", "nested"])
+def test_an_edit_in_place_right_after_the_chat_is_made_is_seen(where: str) -> None:
+    call = {"id": "k1", "type": "function", "function": {"name": "f", "arguments": '{"x": 1}'}}
+    chat = Captured(
+        messages=[
+            {"id": "u0", "role": "user", "content": "hi"},
+            {"id": "a0", "role": "assistant", "content": "", "toolCalls": [call]},
+        ]
+    )
+    held = chat.messages
+    if where == "top":
+        held[0]["content"] = "edited in place"
+    else:
+        held[1]["toolCalls"][0]["function"]["arguments"] = '{"x": 2}'
+    chat.messages = held
+    last = chat.of_kind("messages")[-1]
+    assert last["start"] == (0 if where == "top" else 1)
+    assert chat._session.messages == held
+
+
+async def test_an_edit_in_place_of_a_message_a_run_has_sent_reaches_the_next_run() -> None:
+    agent = Calls()
+    chat = Captured(agent, messages=[{"id": "u0", "role": "user", "content": "hi"}])
+    await chat.send("one")  # the agent's models of these very dicts are kept for the next run
     chat.messages[0]["content"] = "edited in place"
     chat.messages = chat.messages
     await chat.send("two")

@@ -384,7 +384,7 @@ class Session:
         keep = min(_common_prefix(self._checked, proposed), _common_prefix(old, proposed))
         validated = _messages_adapter.validate_python(proposed[keep:])
         tail = [m.model_dump(mode="json", by_alias=True) for m in validated]
-        self._checked = [*self._checked[:keep], *(m.model_dump(mode="json", by_alias=True) for m in validated)]
+        self._checked = [*self._checked[:keep], *_private_copies(tail)]
         self.messages = [*old[:keep], *tail]
         self.listener.session_messages(keep)
 

@@ -46,7 +46,7 @@ test: setup test-deps lint
 	cd js && npm run build && npm run typecheck && npm test
 	$(PY) -m pytest -q
 
-# The wire's generated files, from its declarations in agui_widget/_wire.py (docs/wire.md).
+# The wire's generated files, from its declarations in agui_widget/_wire_requests.py and _wire_payloads.py (docs/wire.md).
 wire: setup
 	$(PY) -m agui_widget._wire_schema
 	cd js && node scripts/wire-codegen.mjs

@@ -102,13 +102,7 @@ class AttachmentPolicy:
             )
 
     def to_wire(self) -> dict[str, Any]:
-        return _wire.AttachmentPolicy(
-            enabled=self.enabled,
-            accept=list(self.accept),
-            max_bytes=self.max_bytes,
-            max_files=self.max_files,
-            max_total_bytes=self.max_total_bytes,
-        ).model_dump(by_alias=True)
+        return _wire.attachment_policy(self.enabled, list(self.accept), self.max_bytes, self.max_files, self.max_total_bytes)
 
 
 # -- making parts -----------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ A module of their own so that what reads them (hooks, the widget) does not impor
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import Generator
 from dataclasses import dataclass
@@ -108,26 +109,17 @@ class Pending:
             return self.args_text
 
     def to_wire(self) -> dict[str, Any]:
-        """The entry of the ``pending`` trait (declared in _wire)."""
+        """The entry of the ``pending`` trait (declared in _wire_payloads)."""
         if self.kind == "tool":
-            return _wire.PendingTool(
-                kind="tool",
-                tool_call_id=self.id,
-                name=self.name or "",
-                args=self.args,
-                args_text=self.args_text,
-                claimed_by=self.claimed_by,
-                kernel=self.kernel,
-            ).model_dump(by_alias=True)
+            return _wire.pending_tool(self.id, self.name or "", self.args, self.args_text, self.claimed_by, self.kernel)
         item = self.interrupt
         assert item is not None
-        return _wire.PendingInterrupt(
-            kind="interrupt",
-            interrupt_id=self.id,
-            reason=item.reason,
-            message=item.message,
-            tool_call_id=item.tool_call_id,
-            name=self.name,
-            args=self.args if self.args_text else None,
-            response_schema=item.response_schema,
-        ).model_dump(by_alias=True)
+        return _wire.pending_interrupt(
+            self.id,
+            item.reason,
+            item.message,
+            item.tool_call_id,
+            self.name,
+            self.args if self.args_text else None,
+            copy.deepcopy(item.response_schema),
+        )

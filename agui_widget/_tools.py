@@ -8,7 +8,9 @@ see ``_python_tools``) becomes a tool message and the session starts the follow-
 
 from __future__ import annotations
 
+import copy
 import inspect
+import typing
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -21,6 +23,8 @@ from ._tool_schema import arguments_model, parameter_docs, summary_of, tool_sche
 
 ToolUI = Literal["handler", "confirm", "ask", "form", "manual", "kernel"]
 """How a call is answered; ``kernel``: a Python function the kernel runs (:class:`PythonTool`)."""
+
+_TOOL_UIS: tuple[str, ...] = typing.get_args(ToolUI)
 
 _EMPTY_OBJECT_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -45,6 +49,10 @@ class FrontendTool:
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
             raise ValueError("a frontend tool needs a non-empty name")
+        if not isinstance(self.description, str):
+            raise TypeError(f"frontend tool {self.name!r}: the description is text, not {type(self.description).__name__}")
+        if self.ui not in _TOOL_UIS:
+            raise ValueError(f"frontend tool {self.name!r}: ui is one of {', '.join(_TOOL_UIS)}, not {self.ui!r}")
         if self.ui == "handler" and not self.handler:
             raise ValueError(f"frontend tool {self.name!r}: ui='handler' needs handler JavaScript")
 
@@ -54,14 +62,14 @@ class FrontendTool:
 
     def spec(self) -> dict[str, Any]:
         """The tool as the view sees it (the ``frontend_tools`` trait)."""
-        return _wire.ToolSpec(
-            name=self.name,
-            description=self.description,
-            parameters=dict(self.parameters),
-            ui=self.ui,
-            handler=self.handler,
-            approve=bool(getattr(self, "approve", False)),
-        ).model_dump(by_alias=True)
+        return _wire.tool_spec(
+            self.name,
+            self.description,
+            copy.deepcopy(dict(self.parameters)),
+            self.ui,
+            self.handler,
+            bool(getattr(self, "approve", False)),
+        )
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import re
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anywidget
 import jsonpatch
@@ -45,6 +45,9 @@ from ._store import ThreadStore
 from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
 from ._transport import DEFAULT_WINDOW, BatchingTransport
+
+if TYPE_CHECKING:
+    from . import _wire_requests as _requests
 
 log = logging.getLogger("agui_widget")
 
@@ -706,12 +709,12 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             log.warning("agui-widget: a view tried to change %s, which the kernel owns; refused", ", ".join(sorted(refused)))
         self.send_state(key=names)
 
-    def _handle(self, request: _wire.Request) -> None:
-        _ROUTES[type(request)](self, request)
+    def _handle(self, request: _requests.Request) -> None:
+        _ROUTES[request.kind](self, request)
 
-    # One method per request kind; _ROUTES below maps each declaration to its handler.
+    # One method per request kind; _ROUTES below maps each kind to its handler.
 
-    def _on_hello(self, request: _wire.Hello) -> None:
+    def _on_hello(self, request: _requests.Hello) -> None:
         self._transport.flush()
         session = self._session
         tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
@@ -719,41 +722,41 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._genui.hello()
         self._saved.viewed = True
 
-    def _on_send(self, request: _wire.Send) -> None:
+    def _on_send(self, request: _requests.Send) -> None:
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
         self._session.send(with_attachments(request.text, parts))
 
-    def _on_stop(self, request: _wire.Stop) -> None:
+    def _on_stop(self, request: _requests.Stop) -> None:
         self._session.stop()
 
-    def _on_tool_result(self, request: _wire.ToolResult) -> None:
+    def _on_tool_result(self, request: _requests.ToolResult) -> None:
         self._session.respond(request.tool_call_id, request.result)
 
-    def _on_claim(self, request: _wire.Claim) -> None:
+    def _on_claim(self, request: _requests.Claim) -> None:
         self._session.claim(request.tool_call_id, request.view_id, take_over=request.take_over)
 
-    def _on_resume(self, request: _wire.Resume) -> None:
+    def _on_resume(self, request: _requests.Resume) -> None:
         self._session.resume(request.interrupt_id, request.payload, request.status)
 
-    def _on_state_edit(self, request: _wire.StateEdit) -> None:
+    def _on_state_edit(self, request: _requests.StateEdit) -> None:
         self._session.apply_state_patch([op.model_dump(by_alias=True) for op in request.patch])
 
-    def _on_clear(self, request: _wire.Clear) -> None:
+    def _on_clear(self, request: _requests.Clear) -> None:
         self._session.clear()
 
-    def _on_regenerate(self, request: _wire.Regenerate) -> None:
+    def _on_regenerate(self, request: _requests.Regenerate) -> None:
         self.regenerate()
 
-    def _on_edit(self, request: _wire.Edit) -> None:
+    def _on_edit(self, request: _requests.Edit) -> None:
         self.edit(request.message_id, request.text)
 
-    def _on_select_agent(self, request: _wire.SelectAgent) -> None:
+    def _on_select_agent(self, request: _requests.SelectAgent) -> None:
         self.select_agent(request.name)
 
-    def _on_asset(self, request: _wire.Asset) -> None:
+    def _on_asset(self, request: _requests.Asset) -> None:
         self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
 
-    def _on_run_record(self, request: _wire.RunRecord) -> None:
+    def _on_run_record(self, request: _requests.RunRecord) -> None:
         recording = self._session.recordings.find(request.run_id)
         if recording is None:
             error = "This run is no longer kept: a chat keeps its newest 100 runs (AgentChat(record=path) keeps them all)."
@@ -766,22 +769,22 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
 
 
-_ROUTES: dict[type[Any], Callable[[AgentChat, Any], None]] = {
-    _wire.Hello: AgentChat._on_hello,
-    _wire.Send: AgentChat._on_send,
-    _wire.Stop: AgentChat._on_stop,
-    _wire.ToolResult: AgentChat._on_tool_result,
-    _wire.Claim: AgentChat._on_claim,
-    _wire.Resume: AgentChat._on_resume,
-    _wire.StateEdit: AgentChat._on_state_edit,
-    _wire.Clear: AgentChat._on_clear,
-    _wire.Regenerate: AgentChat._on_regenerate,
-    _wire.Edit: AgentChat._on_edit,
-    _wire.SelectAgent: AgentChat._on_select_agent,
-    _wire.Asset: AgentChat._on_asset,
-    _wire.RunRecord: AgentChat._on_run_record,
+_ROUTES: dict[str, Callable[[AgentChat, Any], None]] = {
+    "hello": AgentChat._on_hello,
+    "send": AgentChat._on_send,
+    "stop": AgentChat._on_stop,
+    "tool_result": AgentChat._on_tool_result,
+    "claim": AgentChat._on_claim,
+    "resume": AgentChat._on_resume,
+    "state_edit": AgentChat._on_state_edit,
+    "clear": AgentChat._on_clear,
+    "regenerate": AgentChat._on_regenerate,
+    "edit": AgentChat._on_edit,
+    "select_agent": AgentChat._on_select_agent,
+    "asset": AgentChat._on_asset,
+    "run_record": AgentChat._on_run_record,
 }
-"""Each request a view may send, and the method that carries it out (tests hold it to _wire.Request)."""
+"""Each kind of request a view may send, and the method that carries it out (tests hold it to _wire_requests.Request)."""
 
 
 _CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)")

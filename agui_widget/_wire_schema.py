@@ -1,4 +1,4 @@
-"""The wire's declarations (agui_widget/_wire.py) as one JSON Schema, and docs/wire.md's tables.
+"""The wire's declarations (agui_widget/_wire_requests.py, _wire_payloads.py) as one JSON Schema, and docs/wire.md's tables.
 
 The view's TypeScript types and validators are generated from the schema
 (js/scripts/wire-codegen.mjs), so a message is declared once, here in Python:
@@ -21,35 +21,36 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from . import _wire
+from . import _wire_payloads as _payloads
+from . import _wire_requests as _requests
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_PATH = ROOT / "js" / "src" / "generated" / "wire.schema.json"
 DOCS_PATH = ROOT / "docs" / "wire.md"
 
-REQUESTS: tuple[type[_wire._Request], ...] = typing.get_args(typing.get_args(_wire.Request)[0])
-KERNEL_MESSAGES: tuple[type[_wire._Payload], ...] = typing.get_args(typing.get_args(_wire.KernelMessage)[0])
+REQUESTS: tuple[type[_requests._Request], ...] = typing.get_args(typing.get_args(_requests.Request)[0])
+KERNEL_MESSAGES: tuple[type[_payloads._Payload], ...] = typing.get_args(typing.get_args(_payloads.KernelMessage)[0])
 TRAIT_ENTRIES: dict[str, Any] = {
-    "Pending": _wire.Pending,
-    "QueuedMessage": _wire.QueuedMessage,
-    "ToolSpec": _wire.ToolSpec,
-    "Suggestion": _wire.Suggestion,
-    "PredictRule": _wire.PredictRule,
+    "Pending": _payloads.Pending,
+    "QueuedMessage": _payloads.QueuedMessage,
+    "ToolSpec": _payloads.ToolSpec,
+    "Suggestion": _payloads.Suggestion,
+    "PredictRule": _payloads.PredictRule,
 }
 
 
 class _Requests(BaseModel):
     """Holds what a view sends (as the kernel validates it: a field with a default may be absent)."""
 
-    view_request: _wire.Request
+    view_request: _requests.Request
 
 
 class _Sent(BaseModel):
     """Holds what the kernel sends (as it serializes it: every field present)."""
 
-    kernel_message: _wire.KernelMessage
-    traits: _wire.Traits
-    marks: _wire.Marks
+    kernel_message: _payloads.KernelMessage
+    traits: _payloads.Traits
+    marks: _payloads.Marks
 
 
 _AGUI_DEFS = ("WireMessage", "WireToolCall", "WireEvent", "JsonPatchOp")
@@ -59,7 +60,7 @@ _AGUI_DEFS = ("WireMessage", "WireToolCall", "WireEvent", "JsonPatchOp")
 def type_name(model: type[BaseModel]) -> str:
     """The TypeScript name of a declaration: requests end in Request (`Hello` -> `HelloRequest`)."""
     name = model.__name__
-    return f"{name}Request" if issubclass(model, _wire._Request) else name
+    return f"{name}Request" if issubclass(model, _requests._Request) else name
 
 
 def wire_schema() -> dict[str, Any]:
@@ -92,7 +93,7 @@ def wire_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": "agui-widget-wire",
         "title": "Wire",
-        "description": "The widget wire: generated from agui_widget/_wire.py; do not edit.",
+        "description": "The widget wire: generated from agui_widget/_wire_requests.py and _wire_payloads.py; do not edit.",
         "$defs": dict(sorted(defs.items())),
     }
 

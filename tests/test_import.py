@@ -75,6 +75,25 @@ def test_a_chat_loads_its_event_pipeline_with_its_first_run():
     run_python(code)
 
 
+def test_a_chat_loads_the_wire_declarations_only_when_a_view_speaks():
+    """Building the declarations' classes was most of what importing the package cost: a chat
+    loads the requests' when the first request arrives, and never the payloads' (only the schema
+    generator and the tests read them)."""
+    code = (
+        "import sys\n"
+        "from agui_widget import AgentChat\n"
+        "chat = AgentChat()\n"
+        "assert 'agui_widget._wire_requests' not in sys.modules\n"
+        "sent = []\n"
+        "chat._transport.send = sent.append\n"
+        "chat._on_view_message(chat, {'kind': 'hello', 'viewId': 'v1'}, [])\n"
+        "assert [m['kind'] for m in sent] == ['snapshot'], sent\n"
+        "assert 'agui_widget._wire_requests' in sys.modules\n"
+        "assert 'agui_widget._wire_payloads' not in sys.modules\n"
+    )
+    run_python(code)
+
+
 def test_the_remote_and_replay_agents_load_when_named():
     code = (
         "import sys, agui_widget\n"

@@ -88,7 +88,7 @@ export const RECORDS_KEPT = 20;
 /** How long a `run_record` question waits for its answer before the view says none came (a
  * kernel too old to know the request refuses it with a notice, and never answers). */
 export const RECORD_ANSWER_MS = 20_000;
-/** The longest run id a `run_record` request may name (agui_widget/_wire.py). */
+/** The longest run id a `run_record` request may name (agui_widget/_wire_requests.py). */
 const MAX_RUN_ID = 200;
 
 /** The CUSTOM event an agent sends to make state follow a tool's streamed arguments. */

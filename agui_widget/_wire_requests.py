@@ -1,0 +1,152 @@
+"""What a view may send the kernel, declared once (docs/wire.md's requests).
+
+The kernel validates every request against these models (:func:`agui_widget._wire.parse_request`,
+which loads this module when the first request arrives); the view's TypeScript types and
+validators are generated from them (``make wire``). A model's docstring is its row in docs/wire.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from ag_ui.core import AudioInputContent, DocumentInputContent, ImageInputContent, VideoInputContent
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic.alias_generators import to_camel
+
+MAX_TEXT = 1_000_000
+"""Largest user message accepted from a view (characters)."""
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, defer_build=True)
+
+
+class Hello(_Request):
+    """The kernel answers with a `snapshot` addressed to that view."""
+
+    kind: Literal["hello"]
+    view_id: str = Field(min_length=1, max_length=200)
+
+
+MediaPart = Annotated[
+    ImageInputContent | AudioInputContent | VideoInputContent | DocumentInputContent, Field(discriminator="type")
+]
+"""An attachment: an AG-UI 1.0 multimodal content part (`metadata.filename` names its file)."""
+
+
+class Send(_Request):
+    """`chat.send(text)`: a new user turn (queued while a run is active), with the files the user
+    attached (pasted, dropped or picked), within the chat's `attachment_policy`."""
+
+    kind: Literal["send"]
+    text: str = Field("", max_length=MAX_TEXT)
+    attachments: list[MediaPart] = []  # pydantic copies a default per instance
+
+    @model_validator(mode="after")
+    def _something_to_send(self) -> Send:
+        if not self.text.strip() and not self.attachments:
+            raise ValueError("a message needs some text or an attachment")
+        return self
+
+
+class Stop(_Request):
+    """`chat.stop()`."""
+
+    kind: Literal["stop"]
+
+
+class ToolResult(_Request):
+    """`chat.respond(toolCallId, result)` for a pending frontend tool call."""
+
+    kind: Literal["tool_result"]
+    tool_call_id: str = Field(min_length=1)
+    result: Any = None
+
+
+class Claim(_Request):
+    """This view will run a frontend tool's handler: the first claim wins and the pending entry
+    names that view (`claimedBy`), so a second tab shows the call as handled elsewhere instead of
+    running it again; `takeOver` makes this view the one (the claiming tab was closed). A late
+    answer or claim for a call already answered is ignored quietly."""
+
+    kind: Literal["claim"]
+    tool_call_id: str = Field(min_length=1)
+    view_id: str = Field(min_length=1, max_length=200)
+    take_over: bool = False
+
+
+class Resume(_Request):
+    """Answers a pending interrupt."""
+
+    kind: Literal["resume"]
+    interrupt_id: str = Field(min_length=1)
+    status: Literal["resolved", "cancelled"] = "resolved"
+    payload: Any = None
+
+
+class JsonPatchOp(BaseModel):
+    """One RFC 6902 operation (`value`, `from` as the operation needs)."""
+
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, json_schema_extra={"tsType": "JsonPatchOperation"}, defer_build=True
+    )
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: str
+
+
+class StateEdit(_Request):
+    """Applies an RFC 6902 patch to `chat.state` (a view edit)."""
+
+    kind: Literal["state_edit"]
+    patch: list[JsonPatchOp] = Field(min_length=1)
+
+
+class Clear(_Request):
+    """`chat.clear()`."""
+
+    kind: Literal["clear"]
+
+
+class Regenerate(_Request):
+    """Drops the last assistant turn and runs again from the last user message."""
+
+    kind: Literal["regenerate"]
+
+
+class Edit(_Request):
+    """Replaces a user message's text, drops what followed, and runs again."""
+
+    kind: Literal["edit"]
+    message_id: str = Field(min_length=1)
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class SelectAgent(_Request):
+    """`chat.agent = name`: saves the current thread and continues that agent's own thread
+    (docs/threads.md); refused with a `notice` during a run or for an unknown name."""
+
+    kind: Literal["select_agent"]
+    name: str = Field(min_length=1, max_length=200)
+
+
+class Asset(_Request):
+    """The kernel answers with an `asset` message: the text of the file the view loads on demand
+    (`vega`: `agui_widget/static/vega.js`, the chart renderer). Only the names listed here are
+    accepted."""
+
+    kind: Literal["asset"]
+    name: Literal["vega"]
+
+
+class RunRecord(_Request):
+    """The kernel answers with a `run_record` message: one run as a recording (what was sent, what
+    came back, and when), for the event inspector to show and export."""
+
+    kind: Literal["run_record"]
+    run_id: str = Field(min_length=1, max_length=200)
+
+
+Request = Annotated[
+    Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset | RunRecord,
+    Field(discriminator="kind"),
+]

@@ -23,7 +23,7 @@ from ._marks import DISPLAY, with_mark
 
 log = logging.getLogger("agui_widget")
 
-_OBJECT_REPR = re.compile(r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>")
+_OBJECT_REPR = r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>"
 
 KNOWN_MIME_TYPES = (
     "application/vnd.vegalite.v6+json",
@@ -137,7 +137,7 @@ def bundle_text(bundle: Mapping[str, Any]) -> str:
     markdown, plain, markup = bundle.get("text/markdown"), bundle.get("text/plain"), bundle.get("text/html")
     if isinstance(markdown, str) and markdown:
         return markdown
-    if isinstance(markup, str) and markup and (not isinstance(plain, str) or _OBJECT_REPR.fullmatch(plain)):
+    if isinstance(markup, str) and markup and (not isinstance(plain, str) or re.fullmatch(_OBJECT_REPR, plain)):
         return _html_text(markup)  # IPython's HTML(...) has only "<... object>" as its plain text
     if isinstance(plain, str) and plain:
         return plain

@@ -28,22 +28,20 @@ _KEY_VARIABLES = (
     ("groq", "GROQ_API_KEY"),
     ("mistral", "MISTRAL_API_KEY"),
 )
-_KEY_HINT = re.compile(r"api[_ ]?key|authenticat|unauthori[sz]ed|forbidden|\b401\b|invalid x-api-key", re.IGNORECASE)
-_NAMED_VARIABLE = re.compile(r"\b([A-Z][A-Z0-9]*_API_KEY)\b")
-_RATE_HINT = re.compile(r"rate[ _-]?limit|too many requests|\b429\b|quota|resource[ _]?exhausted|overloaded", re.IGNORECASE)
-_NETWORK_HINT = re.compile(
-    r"connect(ion)? ?(error|refused|reset|aborted)|name or service not known|timed? ?out|unreachable"
-    r"|remote ?protocol ?error|getaddrinfo|temporary failure in name resolution",
-    re.IGNORECASE,
+_KEY_HINT = r"(?i)api[_ ]?key|authenticat|unauthori[sz]ed|forbidden|\b401\b|invalid x-api-key"
+_NAMED_VARIABLE = r"\b([A-Z][A-Z0-9]*_API_KEY)\b"
+_RATE_HINT = r"(?i)rate[ _-]?limit|too many requests|\b429\b|quota|resource[ _]?exhausted|overloaded"
+_NETWORK_HINT = (
+    r"(?i)connect(ion)? ?(error|refused|reset|aborted)|name or service not known|timed? ?out|unreachable"
+    r"|remote ?protocol ?error|getaddrinfo|temporary failure in name resolution"
 )
 _NETWORK_CLASSES = (
     ConnectionError,
     TimeoutError,
 )
-_CONFIG_HINT = re.compile(
-    r"model[_ ]?not[_ ]?found|model\b[^.]{0,60}\b(does not exist|not found)|unknown model|no such model|not installed|no module named"
-    r"|invalid (model|url|base[_ ]?url)|not configured|missing (setting|config)",
-    re.IGNORECASE,
+_CONFIG_HINT = (
+    r"(?i)model[_ ]?not[_ ]?found|model\b[^.]{0,60}\b(does not exist|not found)|unknown model|no such model|not installed|no module named"
+    r"|invalid (model|url|base[_ ]?url)|not configured|missing (setting|config)"
 )
 
 
@@ -86,20 +84,20 @@ def classify_exception(exc: BaseException) -> ErrorClass:
     if status in (408, 502, 503, 504):
         return "network"
     if status in (400, 404, 422):
-        return "configuration" if not _KEY_HINT.search(_haystack(exc)) else "authentication"
+        return "configuration" if not re.search(_KEY_HINT, _haystack(exc)) else "authentication"
     names = " ".join(f"{k.__module__}.{k.__name__}" for k in type(exc).__mro__[:-1]).lower()
     haystack = _haystack(exc)
-    if "authentication" in names or "permissiondenied" in names or _KEY_HINT.search(haystack):
+    if "authentication" in names or "permissiondenied" in names or re.search(_KEY_HINT, haystack):
         return "authentication"
-    if "ratelimit" in names or "resourceexhausted" in names or _RATE_HINT.search(haystack):
+    if "ratelimit" in names or "resourceexhausted" in names or re.search(_RATE_HINT, haystack):
         return "rate_limit"
     if (
         isinstance(exc, _NETWORK_CLASSES)
         or any(part in names for part in ("connecterror", "connectionerror", "timeout", "networkerror", "apiconnection"))
-        or _NETWORK_HINT.search(haystack)
+        or re.search(_NETWORK_HINT, haystack)
     ):
         return "network"
-    if isinstance(exc, ImportError) or "notfounderror" in names or "configerror" in names or _CONFIG_HINT.search(haystack):
+    if isinstance(exc, ImportError) or "notfounderror" in names or "configerror" in names or re.search(_CONFIG_HINT, haystack):
         return "configuration"
     return "agent_error"
 
@@ -122,7 +120,7 @@ def _haystack(exc: BaseException) -> str:
 
 
 def _missing_key_variable(haystack: str) -> str | None:
-    named = _NAMED_VARIABLE.search(haystack.upper())
+    named = re.search(_NAMED_VARIABLE, haystack.upper())
     if named:
         return named.group(1)
     lowered = haystack.lower()

@@ -132,9 +132,9 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
 
 
 _ZWSP = "\u200b"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
-_INFO = re.compile(r"[A-Za-z0-9_+#.-]{1,30}")
-_SCHEME = re.compile(r"(?i)\b(javascript|vbscript|data)(\s*):")
+_FENCE = r"^ {0,3}(`{3,}|~{3,})(.*)$"
+_INFO = r"[A-Za-z0-9_+#.-]{1,30}"
+_SCHEME = r"(?i)\b(javascript|vbscript|data)(\s*):"
 
 
 def escape_html(text: str) -> str:
@@ -154,19 +154,19 @@ def escape_html(text: str) -> str:
     def flush() -> None:
         if prose:
             joined = "\n".join(prose).replace("&", "&" + _ZWSP).replace("<", "<" + _ZWSP)
-            out.append(_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{_ZWSP}:", joined))
+            out.append(re.sub(_SCHEME, lambda m: f"{m.group(1)}{m.group(2)}{_ZWSP}:", joined))
             prose.clear()
 
     index = 0
     while index < len(lines):
-        opening = _FENCE.match(lines[index])
+        opening = re.match(_FENCE, lines[index])
         closing = _closing_fence(lines, index, opening) if opening else None
         if opening is None or closing is None:
             prose.append(lines[index])
             index += 1
             continue
         flush()
-        info = _INFO.match(opening.group(2).strip())
+        info = re.match(_INFO, opening.group(2).strip())
         out.append("\n" + "\n".join(_fenced("\n".join(lines[index + 1 : closing]), info.group(0) if info else "")) + "\n")
         index = closing + 1
     flush()

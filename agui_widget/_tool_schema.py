@@ -85,9 +85,9 @@ def _described(annotation: Any) -> bool:
     return any(isinstance(extra, FieldInfo) and extra.description for extra in typing.get_args(annotation)[1:])
 
 
-_SECTION = re.compile(r"^(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|See Also):\s*$")
-_GOOGLE_PARAM = re.compile(r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$")
-_SPHINX_PARAM = re.compile(r"^:param\s+(?:[\w\[\], .]+\s+)?(\w+):\s*(.*)$")
+_SECTION = r"^(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|See Also):\s*$"
+_GOOGLE_PARAM = r"^(\*{0,2}\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$"
+_SPHINX_PARAM = r"^:param\s+(?:[\w\[\], .]+\s+)?(\w+):\s*(.*)$"
 
 
 def summary_of(doc: str) -> str:
@@ -95,7 +95,7 @@ def summary_of(doc: str) -> str:
     lines: list[str] = []
     for line in doc.splitlines():
         stripped = line.strip()
-        if _SECTION.match(stripped) or stripped.startswith((":param", ":return", ":raises", ":type", ":rtype")):
+        if re.match(_SECTION, stripped) or stripped.startswith((":param", ":return", ":raises", ":type", ":rtype")):
             break
         lines.append(line)
     return "\n".join(lines).strip()
@@ -110,9 +110,9 @@ def parameter_docs(doc: str) -> dict[str, str]:
     for line in doc.splitlines():
         stripped = line.strip()
         indent = len(line) - len(line.lstrip())
-        sphinx = _SPHINX_PARAM.match(stripped)
-        section = _SECTION.match(stripped)
-        google = _GOOGLE_PARAM.match(stripped) if in_args else None
+        sphinx = re.match(_SPHINX_PARAM, stripped)
+        section = re.match(_SECTION, stripped)
+        google = re.match(_GOOGLE_PARAM, stripped) if in_args else None
         if sphinx:
             current, in_args = sphinx.group(1), False
             docs[current] = sphinx.group(2).strip()

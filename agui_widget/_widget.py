@@ -787,7 +787,7 @@ _ROUTES: dict[str, Callable[[AgentChat, Any], None]] = {
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _wire_requests.Request)."""
 
 
-_CSS_LENGTH = re.compile(r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)")
+_CSS_LENGTH = r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)"
 
 
 def css_length(value: int | str | None) -> str:
@@ -797,7 +797,7 @@ def css_length(value: int | str | None) -> str:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise TypeError(f"height is a number of pixels or a CSS length such as '70vh', not {type(value).__name__}")
     text = f"{value}px" if isinstance(value, (int, float)) else value.strip()
-    if not _CSS_LENGTH.fullmatch(text):
+    if not re.fullmatch(_CSS_LENGTH, text):
         raise ValueError(f"height={value!r} is not a length: give pixels (600) or a CSS length ('600px', '70vh', '40em')")
     return text
 

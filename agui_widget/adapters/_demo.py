@@ -100,7 +100,7 @@ Streaming cost grows linearly: $c(n) = a + b\\,n$, and the mean of $x_1,\\dots,x
 $$\\bar{x} = \\frac{1}{n}\\sum_{i=1}^{n} x_i$$
 """
 
-_WORDS = re.compile(r"\S+\s*|\s+")
+_WORDS = r"\S+\s*|\s+"
 
 
 class DemoAgent(AgentAdapter):
@@ -127,7 +127,7 @@ class DemoAgent(AgentAdapter):
 
         text = message_text(last).strip()
         lowered = text.lower()
-        call = _CALL.match(text)
+        call = re.match(_CALL, text)
         attached = [part for part in last.get("content") or () if isinstance(part, dict) and part.get("type") != "text"]
         if attached and isinstance(last.get("content"), list):
             handler = self._say(stream, _attachments_text(attached))
@@ -186,7 +186,7 @@ class DemoAgent(AgentAdapter):
 
     async def _say(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
         """Stream text word by word at the demo's pace."""
-        for token in _WORDS.findall(text):
+        for token in re.findall(_WORDS, text):
             await self._pause()
             yield stream.text(token)
         yield stream.end_text()
@@ -355,7 +355,7 @@ class DemoAgent(AgentAdapter):
 
     async def _think(self, stream: EventStream, text: str) -> AsyncIterator[Emitted]:
         thoughts = "The user wants to see reasoning. A demo has nothing to reason about, so I will say so plainly."
-        for token in _WORDS.findall(thoughts):
+        for token in re.findall(_WORDS, thoughts):
             await self._pause()
             yield stream.reasoning(token)
         yield stream.end_reasoning()
@@ -401,7 +401,7 @@ class DemoAgent(AgentAdapter):
         call_id = call[0].tool_call_id  # type: ignore[attr-defined]
         yield call
         yield stream.tool_call_args(call_id, '{"document": "')
-        for token in _WORDS.findall(document):
+        for token in re.findall(_WORDS, document):
             await self._pause()
             yield stream.tool_call_args(call_id, json.dumps(token)[1:-1])
         yield stream.tool_call_args(call_id, '"}')
@@ -417,7 +417,7 @@ class DemoAgent(AgentAdapter):
         yield SubagentStartedEvent(subagent_run_id=run_id, name="researcher", description="looks things up")
         message_id = new_id("msg")
         yield TextMessageStartEvent(message_id=message_id, role="assistant", subagent_run_id=run_id)
-        for token in _WORDS.findall("Looking it up in the (pretend) library…"):
+        for token in re.findall(_WORDS, "Looking it up in the (pretend) library…"):
             await self._pause()
             yield TextMessageContentEvent(message_id=message_id, delta=token, subagent_run_id=run_id)
         yield TextMessageEndEvent(message_id=message_id, subagent_run_id=run_id)
@@ -470,8 +470,8 @@ class DemoAgent(AgentAdapter):
         raise RuntimeError("the demo agent failed on purpose (you asked it to)")
 
 
-_CALL = re.compile(r"^call\s+([A-Za-z_][\w.-]*)\s*(?:with\b)?\s*(.*)$", re.IGNORECASE | re.DOTALL)
-_PAIR = re.compile(r"(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|\S+)")
+_CALL = r"(?is)^call\s+([A-Za-z_][\w.-]*)\s*(?:with\b)?\s*(.*)$"
+_PAIR = r"(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|\[[^\]]*\]|\{[^}]*\}|\S+)"
 
 
 def _attachments_text(parts: list[dict[str, Any]]) -> str:
@@ -507,7 +507,7 @@ def _arguments_in(text: str) -> dict[str, Any]:
         if not isinstance(value, dict):
             raise ValueError("the arguments must be a JSON object")
         return value
-    pairs = _PAIR.findall(text)
+    pairs = re.findall(_PAIR, text)
     if not pairs:
         raise ValueError('write them as name=value pairs (x=1 y="two words") or as a JSON object')
     args: dict[str, Any] = {}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import functools
 import json
 import logging
 import operator
@@ -74,7 +75,11 @@ The stop itself is closed at once on the consumer side (views see the run end); 
 and the next queued message starts, when the agent's task is done, so two runs never share an
 agent. An agent that ignores the cancellation for longer is left behind, with a warning."""
 
-_messages_adapter: TypeAdapter[list[Message]] = TypeAdapter(list[Message])
+
+@functools.cache
+def _messages_adapter() -> TypeAdapter[list[Message]]:
+    """Built when messages are first validated: a chat made without any does not pay for it."""
+    return TypeAdapter(list[Message])
 
 
 class SessionListener:
@@ -382,7 +387,7 @@ class Session:
         proposed = list(messages)
         old = self.messages
         keep = min(_common_prefix(self._checked, proposed), _common_prefix(old, proposed))
-        validated = _messages_adapter.validate_python(proposed[keep:])
+        validated = _messages_adapter().validate_python(proposed[keep:])
         tail = [m.model_dump(mode="json", by_alias=True) for m in validated]
         self._checked = [*self._checked[:keep], *_private_copies(tail)]
         self.messages = [*old[:keep], *tail]
@@ -897,7 +902,7 @@ class Session:
 
 def normalize_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """AG-UI messages validated (raises ValidationError) and as the camelCase dicts a transcript holds."""
-    validated = _messages_adapter.validate_python(list(messages))
+    validated = _messages_adapter().validate_python(list(messages))
     return [m.model_dump(mode="json", by_alias=True) for m in validated]
 
 
@@ -954,7 +959,7 @@ class InputMessages:
                 new.append((len(models), message))
                 models.append(None)
         if new:
-            validated = _messages_adapter.validate_python([without_mark(message, DISPLAY) for _, message in new])
+            validated = _messages_adapter().validate_python([without_mark(message, DISPLAY) for _, message in new])
             for (index, message), model in zip(new, validated, strict=True):
                 models[index] = model
                 key = message.get("id")

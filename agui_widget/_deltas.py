@@ -10,8 +10,7 @@ this table.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ag_ui.core import (
     BaseEvent,
@@ -22,8 +21,7 @@ from ag_ui.core import (
 )
 
 
-@dataclass(frozen=True)
-class DeltaKind:
+class DeltaKind(NamedTuple):
     type: EventType
     id_key: str
     """The camelCase field naming what the delta belongs to (``messageId``, ``toolCallId``)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import BaseEvent, EventType
@@ -59,27 +58,27 @@ def normalize_suggestions(items: Any) -> list[dict[str, str]]:
     return out
 
 
-@dataclass
 class _StateRenderer:
-    fn: StateRenderer
-    key: str | None
-    id: str
-    last: Any = _MISSING
-    after: str | None = None
+    def __init__(self, fn: StateRenderer, key: str | None, id: str, after: str | None) -> None:
+        self.fn = fn
+        self.key = key
+        self.id = id
+        self.after = after
+        self.last: Any = _MISSING
 
 
-@dataclass
 class GenerativeUI:
     """One chat's renderers and the renders they made (keyed ``tool:<call id>`` / ``state:<n>``)."""
 
-    send: Callable[[dict[str, Any]], None]
-    predictor: StatePredictor = field(default_factory=StatePredictor)
-    tool_renderers: dict[str, ToolRenderer] = field(default_factory=dict)
-    state_renderers: list[_StateRenderer] = field(default_factory=list)
-    renders: dict[str, dict[str, Any]] = field(default_factory=dict)
-    agent_suggestions: Any = _MISSING
-    _suggestions_at_start: Any = _MISSING
-    _next_state_id: int = 0
+    def __init__(self, send: Callable[[dict[str, Any]], None]) -> None:
+        self.send = send
+        self.predictor = StatePredictor()
+        self.tool_renderers: dict[str, ToolRenderer] = {}
+        self.state_renderers: list[_StateRenderer] = []
+        self.renders: dict[str, dict[str, Any]] = {}
+        self.agent_suggestions: Any = _MISSING
+        self._suggestions_at_start: Any = _MISSING
+        self._next_state_id = 0
 
     # -- registration -------------------------------------------------------------------------
 

@@ -68,20 +68,28 @@ class ErrorInfo:
     exception: BaseException | None = None
 
 
-@dataclass
 class Hooks:
     """The callbacks a chat calls; any may be None."""
 
-    on_run_start: Hook | None = None
-    on_event: Hook | None = None
-    on_run_end: Hook | None = None
-    on_error: Hook | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("on_run_start", "on_event", "on_run_end", "on_error"):
-            hook = getattr(self, name)
+    def __init__(
+        self,
+        on_run_start: Hook | None = None,
+        on_event: Hook | None = None,
+        on_run_end: Hook | None = None,
+        on_error: Hook | None = None,
+    ) -> None:
+        for name, hook in (
+            ("on_run_start", on_run_start),
+            ("on_event", on_event),
+            ("on_run_end", on_run_end),
+            ("on_error", on_error),
+        ):
             if hook is not None and not callable(hook):
                 raise TypeError(f"{name} must be a function (or None), not {type(hook).__name__}")
+        self.on_run_start = on_run_start
+        self.on_event = on_event
+        self.on_run_end = on_run_end
+        self.on_error = on_error
 
     def run_start(self, run_input: RunAgentInput) -> None:
         if self.on_run_start is not None:

@@ -10,8 +10,7 @@ The view applies the same rule to the same events (js/src/mirror.ts), so nothing
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ag_ui.core import BaseEvent, EventType
 
@@ -20,8 +19,7 @@ from ._content import parse_partial_json
 PREDICT_STATE_EVENT = "PredictState"
 
 
-@dataclass(frozen=True)
-class PredictRule:
+class PredictRule(NamedTuple):
     state_key: str
     tool: str
     tool_argument: str | None = None

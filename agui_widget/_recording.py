@@ -25,9 +25,8 @@ import time
 from array import array
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from ag_ui.core import BaseEvent, Event, RunAgentInput
 from pydantic import TypeAdapter, ValidationError
@@ -98,15 +97,15 @@ class RunRecording:
             yield _line({"kind": "event", "t": round(at, 4), "event": event_json(revive(record))})
 
 
-@dataclass
 class RunRecordings:
     """The newest runs of a chat, and where each run is written as it ends (``record=``)."""
 
-    max_runs: int = MAX_KEPT_RUNS
-    max_input_messages: int = MAX_KEPT_INPUT_MESSAGES
-    sink: RecordingFile | None = None
-    runs: deque[RunRecording] = field(default_factory=deque)
-    _input_messages: int = 0
+    def __init__(self, max_runs: int = MAX_KEPT_RUNS, max_input_messages: int = MAX_KEPT_INPUT_MESSAGES) -> None:
+        self.max_runs = max_runs
+        self.max_input_messages = max_input_messages
+        self.sink: RecordingFile | None = None
+        self.runs: deque[RunRecording] = deque()
+        self._input_messages = 0
 
     def start(self, run_input: RunAgentInput) -> RunRecording:
         recording = RunRecording(run_input)
@@ -178,8 +177,7 @@ class RecordingError(ValueError):
     """A file that is not a recording this version can read; the message names the line."""
 
 
-@dataclass(frozen=True)
-class RecordedRun:
+class RecordedRun(NamedTuple):
     """One run of a recording: what was sent, and each event with its time (seconds)."""
 
     input: RunAgentInput
@@ -200,8 +198,7 @@ class RecordedRun:
         return self.events[-1][0] if self.events else 0.0
 
 
-@dataclass(frozen=True)
-class Recording:
+class Recording(NamedTuple):
     """A recording read back: its header and its runs, in order."""
 
     version: int

@@ -10,7 +10,6 @@ import asyncio
 import copy
 import json
 from collections.abc import Generator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from ag_ui.core import BaseEvent, EventType, Interrupt
@@ -85,21 +84,28 @@ class Run:
         return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.event_log)}>"
 
 
-@dataclass
 class Pending:
     """Something the chat waits for: a frontend tool call or an interrupt."""
 
-    kind: Literal["tool", "interrupt"]
-    id: str
-    name: str | None = None
-    args_text: str = ""
-    interrupt: Interrupt | None = None
-    answer: Any = None
-    answered: bool = False
-    claimed_by: str | None = None
-    """The view that runs this frontend tool's handler (so two tabs do not both run it)."""
-    kernel: Literal["approve", "running"] | None = None
-    """A Python tool's call: waiting for approval, or running in the kernel (None: not one)."""
+    def __init__(
+        self,
+        kind: Literal["tool", "interrupt"],
+        id: str,
+        name: str | None = None,
+        args_text: str = "",
+        interrupt: Interrupt | None = None,
+    ) -> None:
+        self.kind = kind
+        self.id = id
+        self.name = name
+        self.args_text = args_text
+        self.interrupt = interrupt
+        self.answer: Any = None
+        self.answered = False
+        self.claimed_by: str | None = None
+        """The view that runs this frontend tool's handler (so two tabs do not both run it)."""
+        self.kernel: Literal["approve", "running"] | None = None
+        """A Python tool's call: waiting for approval, or running in the kernel (None: not one)."""
 
     @property
     def args(self) -> Any:

@@ -20,7 +20,6 @@ import operator
 import typing
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from time import perf_counter
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -114,14 +113,14 @@ class SessionListener:
         """What each ``context`` entry sends the run about to start (None: it could not be read)."""
 
 
-@dataclass
 class _Waiting:
-    items: dict[str, Pending] = field(default_factory=dict)
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
-    python_tools: dict[str, PythonTool] = field(default_factory=dict)
-    """The Python tool each kernel-run call (by id) calls."""
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)
-    """Python tool calls running now."""
+    def __init__(self) -> None:
+        self.items: dict[str, Pending] = {}
+        self.wake = asyncio.Event()
+        self.python_tools: dict[str, PythonTool] = {}
+        """The Python tool each kernel-run call (by id) calls."""
+        self.tasks: set[asyncio.Task[None]] = set()
+        """Python tool calls running now."""
 
     def cancel(self) -> None:
         """Stop waiting for the Python tool calls that run (a sync function's thread runs on;

@@ -15,8 +15,7 @@ import logging
 import os
 import warnings
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ._ids import new_id
 from ._store import ThreadRecord, ThreadStore, open_store
@@ -29,8 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("agui_widget")
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(NamedTuple):
     """What a chat's session starts from: the agent, its thread, the transcript and the state."""
 
     agent: Any

@@ -11,9 +11,8 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
@@ -60,8 +59,7 @@ ACCEPTED = """AgentChat(agent) accepts:
     async generator yielding text chunks."""
 
 
-@dataclass(frozen=True)
-class Framework:
+class Framework(NamedTuple):
     """A framework whose objects ``AgentChat`` runs through an adapter of ours.
 
     Adding a framework is one entry in :data:`FRAMEWORKS` (and its adapter package, which defines

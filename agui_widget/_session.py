@@ -47,8 +47,6 @@ from ._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, Hooks, che
 from ._ids import new_id
 from ._live_context import ContextEntry, read_context
 from ._marks import DISPLAY, REFUSED, STOPPED, mark_of, marked, with_mark, without_mark
-from ._python_tools import DENIED, approval_of, failed, run_python_tool
-from ._recording import RunRecording, RunRecordings
 from ._run import Pending, Run, RunStatus
 from ._state_patch import apply_patch, diff, json_copy
 from ._tools import FrontendTool, PythonTool
@@ -57,6 +55,7 @@ from .adapters import Agent
 
 if TYPE_CHECKING:
     from ._consumer import EventConsumer
+    from ._recording import RunRecording, RunRecordings
     from ._reducer import TranscriptIndex
 
 log = logging.getLogger("agui_widget")
@@ -181,8 +180,7 @@ class Session:
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
         """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""
-        self.recordings = RunRecordings()
-        """The newest runs, each with its input and its events' times (recordings, the inspector)."""
+        self._recordings: RunRecordings | None = None
         self._recording: RunRecording | None = None
         self.status: Status = "idle"
         self.error = ""
@@ -196,6 +194,16 @@ class Session:
         self._run_input: RunAgentInput | None = None
         self._start_index = 0
         self._answered_ids: deque[str] = deque(maxlen=ANSWERED_KEPT)
+
+    @property
+    def recordings(self) -> RunRecordings:
+        """The newest runs, each with its input and its events' times (recordings, the inspector);
+        the recordings' module loads with the first run."""
+        if self._recordings is None:
+            from ._recording import RunRecordings
+
+            self._recordings = RunRecordings()
+        return self._recordings
 
     # While a run streams, its consumer holds the live transcript and state; reading them from it
     # (rather than copying them out per event) keeps the per-token path short.
@@ -293,6 +301,8 @@ class Session:
         if item.kernel == "running":
             raise AlreadyAnswered(f"tool call {id!r} runs in the kernel ({item.name}); the function's return value answers it")
         if item.kernel == "approve":
+            from ._python_tools import DENIED, approval_of  # loaded with the first Python tool's call
+
             if approval_of(result):
                 item.kernel = "running"
                 self._start_python_tool(self._waiting, item)
@@ -864,6 +874,8 @@ class Session:
     def _start_python_tool(self, waiting: _Waiting, item: Pending) -> None:
         """Run a Python tool's call in the kernel; its result answers the call (unless a stop
         ended the wait first)."""
+        from ._python_tools import failed, run_python_tool  # loaded with the first Python tool's call
+
         tool = waiting.python_tools[item.id]
 
         async def call() -> None:

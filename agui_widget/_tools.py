@@ -19,7 +19,6 @@ from ag_ui.core import Tool
 from pydantic import BaseModel
 
 from . import _wire
-from ._tool_schema import arguments_model, parameter_docs, summary_of, tool_schema
 
 ToolUI = Literal["handler", "confirm", "ask", "form", "manual", "kernel"]
 """How a call is answered; ``kernel``: a Python function the kernel runs (:class:`PythonTool`)."""
@@ -135,6 +134,8 @@ def _tool_of(
     if not tool_name or tool_name == "<lambda>":
         what = "a lambda" if tool_name else f"a {type(fn).__name__}"
         raise ValueError(f"python_tool(): {what} has no name of its own; pass name=...")
+    from ._tool_schema import arguments_model, parameter_docs, summary_of, tool_schema  # pydantic's schema machinery
+
     doc = inspect.getdoc(fn) or ""
     arguments = arguments_model(fn, tool_name, parameter_docs(doc))
     return PythonTool(

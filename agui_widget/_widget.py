@@ -28,16 +28,13 @@ from ag_ui.core import BaseEvent, Context, EventType, Tool
 from pydantic import ValidationError
 
 from . import _wire
-from ._assets import read_asset
 from ._attachments import AttachmentPolicy, attachment_parts, with_attachments
 from ._eventlog import Record, revive
 from ._export import SavedOutput, to_json_document, to_markdown
-from ._fingerprint import fingerprint
 from ._genui import GenerativeUI, StateRenderer, ToolRenderer, normalize_suggestions
 from ._hooks import Guard, Hook, Hooks
 from ._live_context import LiveContext, coerce_context, summaries
 from ._predict import coerce_rules
-from ._recording import RecordingFile, header, recording_text
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, checked_props, normalize_messages
 from ._state_patch import mirror
@@ -176,6 +173,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         )
         self._session.forwarded_props = checked_props(forwarded_props, "AgentChat(forwarded_props=...)") or {}
         if record is not None:
+            from ._recording import RecordingFile
+
             self._session.recordings.sink = RecordingFile(record, lambda: self._recording_header(None))
         self._state_source: Any = self._session.state
         self._genui = GenerativeUI(self._send_custom_flushed)
@@ -294,6 +293,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         ``ReplayAgent`` plays it back with no model and no network. ``label`` says what it is,
         e.g. which model answered; ``AgentChat(record=path)`` writes every run as it ends instead.
         """
+        from ._recording import recording_text
+
         return recording_text(self._recording_header(label), self._session.recordings.runs)
 
     def save_recording(self, path: str | os.PathLike[str], label: str | None = None) -> pathlib.Path:
@@ -303,6 +304,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         return target
 
     def _recording_header(self, label: str | None) -> dict[str, Any]:
+        from ._recording import header
+
         agent = self._session.agent
         name = self._threads.agent_name or getattr(agent, "name", None) or type(agent).__name__
         return header(label=label, agent=str(name), tools=[tool.spec() for tool in self._session.tools])
@@ -637,6 +640,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         session replaces its state, never changes it in place)."""
         state = self._session.state
         if self._fingerprinted is None or self._fingerprinted[0] is not state:
+            from ._fingerprint import fingerprint  # loaded with the first run's end
+
             self._fingerprinted = (state, fingerprint(state))
         return self._fingerprinted[1]
 
@@ -754,6 +759,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self.select_agent(request.name)
 
     def _on_asset(self, request: _requests.Asset) -> None:
+        from ._assets import read_asset
+
         self._transport.send(_wire.asset_message(request.name, *read_asset(request.name)))
 
     def _on_run_record(self, request: _requests.RunRecord) -> None:
@@ -762,6 +769,8 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             error = "This run is no longer kept: a chat keeps its newest 100 runs (AgentChat(record=path) keeps them all)."
             self._transport.send(_wire.run_record_message(request.run_id, None, error))
             return
+        from ._recording import recording_text
+
         text = recording_text(self._recording_header(None), [recording])
         self._transport.send(_wire.run_record_message(request.run_id, text, None))
 

@@ -37,7 +37,6 @@ from ag_ui.core import (
     TextMessageEndEvent,
     UserMessage,
 )
-from pydantic import TypeAdapter
 
 from ._attachments import AttachmentPolicy
 from ._content import answer_dangling_calls, to_json_text
@@ -54,6 +53,8 @@ from ._unicode import has_surrogate, lone_surrogate_path
 from .adapters import Agent
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from ._consumer import EventConsumer
     from ._recording import RunRecording, RunRecordings
     from ._reducer import TranscriptIndex
@@ -77,6 +78,8 @@ agent. An agent that ignores the cancellation for longer is left behind, with a 
 @functools.cache
 def _messages_adapter() -> TypeAdapter[list[Message]]:
     """Built when messages are first validated: a chat made without any does not pay for it."""
+    from pydantic import TypeAdapter
+
     return TypeAdapter(list[Message])
 
 

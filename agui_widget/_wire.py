@@ -17,12 +17,14 @@ import logging
 from typing import TYPE_CHECKING, Any, Literal
 
 from ag_ui.core import BaseEvent, EventType
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
 from ._deltas import WIRE_FIELDS, plain_delta
 from ._unicode import lone_surrogate_path
 
 if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
     from ._wire_requests import Request
 
 log = logging.getLogger("agui_widget")
@@ -35,6 +37,8 @@ copying, the agent's serializer and the views' messages long after it was accept
 @functools.cache
 def _request_adapter() -> TypeAdapter[Request]:
     """The requests' declarations, loaded and built when the first request arrives."""
+    from pydantic import TypeAdapter
+
     from ._wire_requests import Request
 
     return TypeAdapter(Request)

@@ -363,8 +363,8 @@ class CountingAdapter:
 
 def test_the_first_assignment_after_a_chat_is_made_validates_only_what_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
     chat = Captured(messages=[{"id": f"u{i}", "role": "user", "content": f"text {i}"} for i in range(50)])
-    counting = CountingAdapter(_session._messages_adapter)
-    monkeypatch.setattr(_session, "_messages_adapter", counting)
+    counting = CountingAdapter(_session._messages_adapter())
+    monkeypatch.setattr(_session, "_messages_adapter", lambda: counting)
     chat.messages = [*chat.messages, {"id": "new", "role": "user", "content": "more"}]
     assert counting.validated == 1
     assert chat.of_kind("messages")[-1]["start"] == 50

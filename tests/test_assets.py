@@ -47,3 +47,14 @@ def test_read_asset_names_only_the_files_it_offers():
     source, error = _assets.read_asset("widget")
     assert source is None
     assert error == "there is no asset named 'widget'"
+
+
+@pytest.mark.parametrize("name", ["widget.js", "vega.js"])
+def test_the_built_bundles_are_ascii(name):
+    """The kernel reads widget.js when the first chat is made (and vega.js when a view asks):
+    Python decodes an ASCII file several times faster than one with a character beyond it, and
+    esbuild leaves regular expression literals unescaped (js/scripts/build.mjs escapes them)."""
+    bundle = VEGA_JS.parent / name
+    assert bundle.exists(), f"static/{name} is missing: build the front end (cd js && npm run build)"
+    text = bundle.read_bytes()
+    assert text.isascii(), f"{name} holds non-ASCII bytes at {next(i for i, b in enumerate(text) if b > 127)}"

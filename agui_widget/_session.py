@@ -72,7 +72,8 @@ STOP_GRACE = 2.0
 
 The stop itself is closed at once on the consumer side (views see the run end); the turn ends,
 and the next queued message starts, when the agent's task is done, so two runs never share an
-agent. An agent that ignores the cancellation for longer is left behind, with a warning."""
+agent. An agent that ignores the cancellation for longer is left behind, with a warning. The same
+bound holds for the close of a run's stream after it finished, which the next run waits for."""
 
 
 @functools.cache
@@ -177,9 +178,9 @@ class Session:
         to one of them needs no second validation against. Seeded at once, so the first assignment
         after a chat is made (a cell appending one message) costs what is new too."""
         self.context: list[ContextEntry] = list(context)
+        """What the agent is told beside the transcript; live entries are read as each run starts."""
         self.forwarded_props: dict[str, Any] = {}
         """Sent with every run as ``RunAgentInput.forwardedProps`` (model settings an agent may read)."""
-        """What the agent is told beside the transcript; live entries are read as each run starts."""
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
         """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""
@@ -197,6 +198,8 @@ class Session:
         self._run_input: RunAgentInput | None = None
         self._start_index = 0
         self._answered_ids: deque[str] = deque(maxlen=ANSWERED_KEPT)
+        self._closing: asyncio.Task[None] | None = None
+        """The last run's event stream being closed: the next run waits for it (bounded)."""
 
     @property
     def recordings(self) -> RunRecordings:
@@ -635,6 +638,7 @@ class Session:
         if recording is not None:
             recorded, recorded_at, clock = recording.records.append, recording.times.append, recording.clock
         try:
+            await self._closed_before_next_run()
             stream = self.agent.run(run_input)
             async for event in stream:
                 if run._stopped:
@@ -790,22 +794,23 @@ class Session:
             self.listener.session_messages(first)
 
     def _close_stream(self, stream: AsyncIterator[BaseEvent] | None) -> None:
-        """Let the adapter's generator run its cleanup without holding up the session."""
-        aclose = getattr(stream, "aclose", None)
-        if aclose is None:
+        """Let the adapter's generator run its cleanup while the run's end is shown; the next run
+        waits for it (:meth:`_closed_before_next_run`), so it never starts on an agent that is
+        still tidying up the last one (an agent that keeps per-run state on its instance)."""
+        if getattr(stream, "aclose", None) is None:
             return
+        self._closing = asyncio.get_running_loop().create_task(self._unwind(stream))
 
-        async def close() -> None:
-            try:
-                await asyncio.wait_for(aclose(), timeout=5)
-            except (Exception, asyncio.CancelledError):
-                log.debug("agui-widget: the agent's stream did not close cleanly", exc_info=True)
-
-        asyncio.get_running_loop().create_task(close())
+    async def _closed_before_next_run(self) -> None:
+        """Wait for the last run's stream to have closed (bounded by :meth:`_unwind`). Waiting
+        does not cancel the close: a stop of this run leaves the last one's cleanup alone."""
+        closing, self._closing = self._closing, None
+        if closing is not None and not closing.done():
+            await asyncio.wait((closing,))
 
     async def _unwind(self, stream: AsyncIterator[BaseEvent] | None) -> None:
-        """After a stop: let the agent's generator run its cleanup before the turn ends (bounded),
-        so the next run never starts on an agent that is still tidying up."""
+        """Let the agent's generator run its cleanup (bounded by :data:`STOP_GRACE`), so the next
+        run never starts on an agent that is still tidying up."""
         aclose = getattr(stream, "aclose", None)
         if aclose is None:
             return

@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator
 import pytest
 from ag_ui.core import (
     BaseEvent,
-    EventType,
     RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
@@ -71,7 +70,8 @@ class KeepsRunStateOnItself:
         finally:
             if self.cleanup_seconds is None:
                 await asyncio.Event().wait()  # a cleanup that never ends
-            await asyncio.sleep(self.cleanup_seconds)
+            else:
+                await asyncio.sleep(self.cleanup_seconds)
             self.closed.append(input.run_id)
             self.current_run = None
 
@@ -142,7 +142,7 @@ async def test_a_stop_while_waiting_for_the_close_leaves_the_close_alone():
     await until(lambda: agent.closed == first.run_ids)  # the first run's cleanup still ran to its end
     assert [m["content"] for m in session.messages] == ["one", "done", "two"]
     last = session.event_log.events()[-1]
-    assert last.type == EventType.RUN_FINISHED and last.outcome.type == "cancelled"
+    assert isinstance(last, RunFinishedEvent) and last.outcome is not None and last.outcome.type == "cancelled"
 
 
 @pytest.mark.parametrize("call_tool", [False, True])

@@ -25,6 +25,7 @@ from .._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
 from .._hooks import ErrorInfo, Guard, Hook, Hooks, check_guard
 from ..adapters import Agent, as_agent
 from ._auth import Auth, AuthMiddleware, auth_hook, user_of
+from ._legacy import wire_encoder
 from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit, run_route
 from ._runs import RETRY_AFTER_SECONDS, RefusedTurn, RunLimiter, ServedRun, mark_refused, turn_content
 from ._stream import consumer_for, served_chunks
@@ -208,6 +209,7 @@ def create_app(
     ) -> StreamingResponse:
         # None is the encoder's own default; its signature says `accept: str = None`
         encoder = EventEncoder(accept=request.headers.get("accept"))  # type: ignore[arg-type]
+        wire = wire_encoder(run_input, encoder.encode)  # a pre-1.0 client gets each event in its own schema
         consumer = consumer_for(run_input)
         run = ServedRun(run_input.run_id, run_input.thread_id, entry.name, user, run_input)
         run.event_log = EventLog(MAX_EVENTS, MAX_EVENT_BYTES) if keep_events else None  # bounded as a chat's is
@@ -223,7 +225,7 @@ def create_app(
         observe = run.refused is None and (keep_events or hooks.on_event is not None)
 
         def encode(event: BaseEvent) -> bytes:
-            encoded: str | bytes = encoder.encode(event)
+            encoded: str | bytes = wire(event)
             if observe:
                 if run.event_log is not None:
                     run.event_log.extend((event,))

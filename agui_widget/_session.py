@@ -109,6 +109,9 @@ class SessionListener:
     def session_run_ended(self, start: int) -> None:
         """A run ended; the messages from ``start`` on are what it changed."""
 
+    def session_run_starting(self) -> None:
+        """A run's input is about to be built: the last moment to hand the session what changed."""
+
     def session_notice(self, level: Literal["info", "warning", "error"], text: str) -> None:
         """Something for the user to read that is not part of the transcript."""
 
@@ -603,6 +606,7 @@ class Session:
         self, run: Run, resume: list[ResumeEntry] | None
     ) -> Literal["done", "wait", "error", "cancelled", "refused"]:
         """One AG-UI run: stream the agent's events through the pipeline into the transcript."""
+        self.listener.session_run_starting()
         run_input = RunAgentInput(
             thread_id=self.thread_id,
             run_id=new_id("run"),

@@ -37,7 +37,7 @@ from ._live_context import LiveContext, coerce_context, summaries
 from ._predict import coerce_rules
 from ._run import Pending, Run
 from ._session import AlreadyAnswered, Session, SessionListener, checked_props, normalize_messages
-from ._state_patch import mirror
+from ._state_patch import apply_patch, diff, json_copy, mirror
 from ._store import ThreadStore
 from ._threads import Threads
 from ._tools import FrontendTool, coerce_tools
@@ -418,6 +418,35 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def session_context(self, read: Sequence[Context | None]) -> None:
         self.agent_context = summaries(self._session.context, list(read))
 
+    def session_run_starting(self) -> None:
+        self._take_in_state_changed_in_place()
+
+    def _take_in_state_changed_in_place(self) -> None:
+        """Take in what a cell changed in ``chat.state`` in place (``chat.state["budget"] = 999``)
+        as an assignment would be, so the agent, the views and ``chat.state`` never disagree.
+
+        The trait holds a private copy of ``_state_source``, which the session replaces and never
+        changes, so any difference between the two is the cell's own change. It is applied as a
+        patch, so what the agent changed since the trait was last refreshed stays beside it; an
+        operation the agent's change made moot (under a key it removed) is dropped, with a notice."""
+        held, source = self.state, self._state_source
+        if held == source:  # one comparison in C, made at a run's start and a view's hello only
+            return
+        applicable = [{**op, "value": json_copy(op["value"])} if "value" in op else op for op in diff(source, held)]
+        dropped: list[str] = []
+        if self._session.state is not source:  # the agent changed it since: keep what still applies
+            applicable, dropped = _still_applicable(self._session.state, applicable)
+        if applicable:
+            self._session.apply_state_patch(applicable)
+        if dropped:
+            paths = ", ".join(dropped)
+            log.warning("agui-widget: changes made to chat.state in place no longer apply and were dropped: %s", paths)
+            self.session_notice(
+                "warning",
+                f"Changes made to chat.state in place no longer apply (the agent changed the state) and were dropped: {paths}",
+            )
+            self._refresh_traits()  # the chat's copy follows the session again, without them
+
     @property
     def active_run(self) -> Run | None:
         return self._session.active
@@ -720,6 +749,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     # One method per request kind; _ROUTES below maps each kind to its handler.
 
     def _on_hello(self, request: _requests.Hello) -> None:
+        self._take_in_state_changed_in_place()
         self._transport.flush()
         session = self._session
         tail = [_wire.event_to_wire(e) for e in session.event_log.tail(SNAPSHOT_EVENT_TAIL)]
@@ -833,3 +863,18 @@ def _last_index(messages: list[dict[str, Any]], role: str) -> int | None:
 
 
 __all__ = ["AgentChat", "Pending", "Run"]
+
+
+def _still_applicable(document: Any, patch: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The operations of ``patch`` that apply to ``document`` one after another, and the paths of
+    those that no longer do."""
+    applicable: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for op in patch:
+        try:
+            document = apply_patch(document, [op])
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException):
+            dropped.append(op["path"])
+        else:
+            applicable.append(op)
+    return applicable, dropped

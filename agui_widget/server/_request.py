@@ -1,19 +1,29 @@
 """What a run request must pass before FastAPI validates it into ``RunAgentInput``.
 
-Two refusals FastAPI does not make on its own, both answered with JSON before any stream starts:
+The refusals FastAPI does not make on its own (or makes only as a crash), each answered with JSON
+before any stream starts:
 
 - a body over the size limit gets a 413, decided from ``Content-Length`` before anything is read,
   and by counting while reading when the body is chunked (so a huge body is never held whole);
+- a body that is not UTF-8 (the only encoding JSON travels in, RFC 8259) gets a 400 naming the
+  first byte that is not;
+- a body nesting arrays and objects more than ``MAX_JSON_DEPTH`` levels deep gets a 422 naming the
+  limit, found by counting brackets before the parser runs: Python's parser recurses once per
+  level, and a body nested 100,000 deep would end it in a ``RecursionError``;
 - a body holding a lone UTF-16 surrogate (JSON ``"\\ud83d"`` without its other half, which
   Python's parser accepts) gets a 422 naming its JSON pointer: nothing in the run could ever send
-  that string back, since no UTF-8 encoder accepts it.
+  that string back, since no UTF-8 encoder accepts it;
+- JSON that Python will not convert (an integer of more digits than ``int`` reads) gets a 400.
 
-Both are checks of :class:`RunRoute`, the route class of the run endpoints; an invalid
-``RunAgentInput`` still gets FastAPI's validation and the app's 422.
+All are checks of :class:`RunRoute`, the route class of the run endpoints, which parses the body
+once (FastAPI then reads the JSON already parsed). A body that is not JSON at all, and an invalid
+``RunAgentInput``, still get FastAPI's validation and the app's 422.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Coroutine
 from typing import Any, ClassVar
 
@@ -23,18 +33,34 @@ from starlette.responses import JSONResponse, Response
 
 from .._unicode import lone_surrogate_path
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "RunRoute", "check_body_limit", "run_route"]
+__all__ = ["DEFAULT_MAX_BODY_BYTES", "MAX_JSON_DEPTH", "RunRoute", "check_body_limit", "run_route"]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 """10 MiB: a long transcript with a few inline images fits; a runaway client does not."""
+
+MAX_JSON_DEPTH = 128
+"""Arrays and objects inside one another: far more than a run's state, tools' schemas or
+forwarded props need, and few enough that parsing, validating and copying the input stay well
+inside Python's recursion limit."""
+
+ESCAPES = re.compile(r"\\[\\\"]")
+"""An escaped backslash or quote: taken out first, so that every quote left delimits a string."""
+
+STRINGS = re.compile(r'"[^"]*"')
+NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
 
 
 class BodyTooLarge(Exception):
     """The request body is over the limit (declared, or counted while reading)."""
 
 
+class NestedTooDeep(ValueError):
+    """The request body nests arrays and objects more than ``MAX_JSON_DEPTH`` levels deep."""
+
+
 class BoundedRequest(Request):
-    """A request whose body is read at most up to ``max_body_bytes`` (None: no limit)."""
+    """A request whose body is read at most up to ``max_body_bytes`` (None: no limit), and whose
+    JSON is read as UTF-8 and at most ``MAX_JSON_DEPTH`` levels deep."""
 
     max_body_bytes: int | None = None
 
@@ -52,6 +78,15 @@ class BoundedRequest(Request):
                 chunks.append(chunk)
             self._body = b"".join(chunks)  # where Starlette's Request keeps the body it has read
         return self._body
+
+    async def json(self) -> Any:
+        """The body parsed; raises ``UnicodeDecodeError`` or ``NestedTooDeep`` before parsing."""
+        if not hasattr(self, "_json"):
+            text = (await self.body()).decode("utf-8-sig")  # a leading byte order mark is allowed, as before
+            if nested_deeper_than(text, MAX_JSON_DEPTH):
+                raise NestedTooDeep
+            self._json = json.loads(text)  # where Starlette's Request keeps the JSON it has parsed
+        return self._json
 
 
 class RunRoute(APIRoute):
@@ -89,20 +124,35 @@ def check_body_limit(max_body_bytes: int | None) -> int | None:
 
 
 async def refusal_of(request: BoundedRequest) -> Response | None:
-    """The 413 or 422 this request gets before validation, or None when it may go on.
+    """The 400, 413 or 422 this request gets before validation, or None when it may go on.
 
     A body that is not JSON goes on: FastAPI's validation reports it in the app's usual 422.
     """
     try:
-        await request.body()
+        parsed = await request.json()
     except BodyTooLarge:
         limit = request.max_body_bytes
         detail = f"The request body is too large: this server accepts at most {limit:,} bytes (max_body_bytes)."
         return JSONResponse(status_code=413, content={"detail": detail})
-    try:
-        parsed = await request.json()
-    except ValueError:
+    except UnicodeDecodeError as exc:
+        detail = f"The request body is not UTF-8 (byte {exc.start:,}: {exc.reason}); send JSON encoded as UTF-8."
+        return JSONResponse(status_code=400, content={"detail": detail})
+    except NestedTooDeep:
+        detail = (
+            f"The request body is nested too deep: this server reads JSON at most {MAX_JSON_DEPTH} levels "
+            "of arrays and objects deep."
+        )
+        error = {"loc": ["body"], "msg": f"nested more than {MAX_JSON_DEPTH} levels deep", "type": "too_deep"}
+        return JSONResponse(status_code=422, content={"detail": detail, "errors": [error]})
+    except json.JSONDecodeError:
         return None
+    except ValueError as exc:  # JSON the parser reads but Python will not convert
+        return JSONResponse(status_code=400, content={"detail": f"The request body cannot be read as JSON: {exc}."})
+    return surrogate_refusal(parsed)
+
+
+def surrogate_refusal(parsed: Any) -> Response | None:
+    """The 422 for a body holding a lone UTF-16 surrogate (naming where), or None."""
     pointer = lone_surrogate_path(parsed)
     if pointer is None:
         return None
@@ -114,6 +164,24 @@ async def refusal_of(request: BoundedRequest) -> Response | None:
     location = ["body", *(part.replace("~1", "/").replace("~0", "~") for part in shown.split("/")[1:])]
     error = {"loc": location, "msg": "lone UTF-16 surrogate", "type": "lone_surrogate"}
     return JSONResponse(status_code=422, content={"detail": detail, "errors": [error]})
+
+
+def nested_deeper_than(text: str, limit: int) -> bool:
+    """Whether JSON ``text`` opens more than ``limit`` arrays and objects inside one another.
+
+    Brackets inside strings do not count: escaped backslashes and quotes go first, then strings.
+    In text that is not JSON the count may come out high, never low up to where a parser stops.
+    """
+    brackets = NOT_BRACKETS.sub("", STRINGS.sub("", ESCAPES.sub("", text)))
+    depth = 0
+    for bracket in brackets:
+        if bracket in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False
 
 
 def declared_length(request: Request) -> int:

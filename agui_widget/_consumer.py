@@ -15,7 +15,9 @@ For each event, in the order ``@ag-ui/client`` (the reference TypeScript client)
 5. **reduction** – :class:`~agui_widget._reducer.EventReducer`.
 
 Typed ``BaseEvent`` objects built in this process take the same path (flat events skip the
-re-parse), so an adapter and a remote endpoint are held to the same rules.
+re-parse), so an adapter and a remote endpoint are held to the same rules. Their values are made
+what the wire would carry first (:mod:`~agui_widget._json_values`): a value pydantic can serialise
+takes its JSON form, one it cannot is fatal.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
 from ._deltas import BY_END, DELTAS, PLAIN_FIELDS
+from ._json_values import VALUE_FIELDS, plain_values, wire_form
 from ._reducer import EventReducer, TranscriptIndex
 from ._unicode import REPLACEMENT, has_surrogate, is_high_surrogate, rejoin_pairs, replace_lone, scrub
 from ._verify import EventVerifier, ProtocolError
@@ -250,7 +253,8 @@ _LEGACY_NULLS: frozenset[tuple[type, str]] = frozenset(
     }
     | {(part, "metadata") for part in _MEDIA_PARTS}
 )
-_FLAT_EVENT_CLASSES = frozenset(model for model in _EVENT_MODELS.values() if _OBJECTS[model].flat)
+# Flat events passed on as they are; those whose field holds any JSON have it made JSON first.
+_FLAT_EVENT_CLASSES = frozenset(model for model in _EVENT_MODELS.values() if _OBJECTS[model].flat) - VALUE_FIELDS.keys()
 
 # Fields the protocol requires on the wire that the Python models give a default (so a typed
 # event built here may leave them out, but a peer's JSON may not).
@@ -1255,10 +1259,13 @@ class EventConsumer:
     # -- internals ---------------------------------------------------------------------------
 
     def _typed(self, event: BaseEvent) -> BaseEvent | None:
-        """A typed event as the wire form would give it: flat events pass, the rest re-parse."""
+        """A typed event as the wire form would give it: flat events pass (a value that is not JSON
+        given its JSON form), the rest re-parse; a value with no JSON form is a ProtocolError."""
         if type(event) in _FLAT_EVENT_CLASSES and not event.__pydantic_extra__ and not self._pre_subagent:
             return event
-        return self._parse(event.model_dump(mode="json", by_alias=True, fallback=repr))
+        if type(event) in VALUE_FIELDS and not event.__pydantic_extra__ and not self._pre_subagent:
+            return plain_values(event)
+        return self._parse(wire_form(event))
 
     def _parse(self, raw: Mapping[str, Any]) -> BaseEvent | None:
         type_name = raw.get("type")

@@ -94,34 +94,45 @@ def unencodable_state(input: RunAgentInput) -> list[BaseEvent]:
     return [run_started(input), StateSnapshotEvent(snapshot={"client": Unserialisable()})]
 
 
+# A value in a field that holds any JSON (a CUSTOM value, a state) is refused by the pipeline
+# itself, naming where it is; one elsewhere (a raw event) when the server encodes the event.
+REFUSED_BY_THE_PIPELINE = ("STATE_SNAPSHOT at /snapshot/client: object of type Unserialisable", "protocol_error")
+
+
 @pytest.mark.parametrize(
-    ("script", "failed_type", "expected_types"),
+    ("script", "failed_type", "expected_types", "refusal"),
     [
         # What was open on the client is closed; what the client never saw is not.
         (
             custom_value_mid_message,
             "CUSTOM",
             ["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_ERROR"],
+            ("CUSTOM at /value/figure: object of type Unserialisable", "protocol_error"),
         ),
-        (unencodable_message_start, "TEXT_MESSAGE_START", ["RUN_STARTED", "RUN_ERROR"]),
+        (unencodable_message_start, "TEXT_MESSAGE_START", ["RUN_STARTED", "RUN_ERROR"], None),
         (
             unencodable_tool_call_end,
             "TOOL_CALL_END",
             ["RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "RUN_ERROR"],
+            None,
         ),
-        (unencodable_state, "STATE_SNAPSHOT", ["RUN_STARTED", "RUN_ERROR"]),
+        (unencodable_state, "STATE_SNAPSHOT", ["RUN_STARTED", "RUN_ERROR"], REFUSED_BY_THE_PIPELINE),
     ],
 )
 async def test_an_event_that_cannot_be_encoded_ends_the_stream_with_a_run_error(
-    script: Callable[[RunAgentInput], list[BaseEvent]], failed_type: str, expected_types: list[str]
+    script: Callable[[RunAgentInput], list[BaseEvent]],
+    failed_type: str,
+    expected_types: list[str],
+    refusal: tuple[str, str] | None,
 ) -> None:
     agent = Watched(script)
     response, events = await post_run(create_app(agent), make_input("hi"))
     assert response.status_code == 200
     assert types(events) == expected_types
     error = events[-1]
-    assert f"could not encode the agent's {failed_type} event" in error.message  # type: ignore[attr-defined]
-    assert error.code == "agent_error"  # type: ignore[attr-defined]
+    message, code = refusal or (f"could not encode the agent's {failed_type} event", "agent_error")
+    assert message in error.message  # type: ignore[attr-defined]
+    assert error.code == code  # type: ignore[attr-defined]
     assert_valid_streams([events])
     assert agent.closed and not agent.went_past_the_bad_event
 

@@ -7,7 +7,13 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 PORT   ?= 8888
 
-.PHONY: setup demo test lint wire browser-deps test-deps bench clean
+# The oldest ipykernel the package allows (Colab's runtime pins it, with IPython 7.34): the chat's
+# core on it is tested in a venv of its own (test-ipykernel6).
+IPYKERNEL6 := 6.17.1
+IPYTHON6   := 7.34.0
+VENV6      := .venv-ipykernel6
+
+.PHONY: setup demo test test-ipykernel6 lint wire browser-deps test-deps bench clean
 
 setup: js/node_modules/.installed $(VENV)/.installed
 
@@ -42,9 +48,24 @@ demo: setup
 	cd js && npm run build
 	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
 
-test: setup test-deps lint
+test: setup test-deps lint test-ipykernel6
 	cd js && npm run build && npm run typecheck && npm test
 	$(PY) -m pytest -q
+
+# The kernel-level tests that speak of ipykernel versions (tests/test_kernel_versions.py), on
+# ipykernel 6: a demo chat's text and Python tool, and the error a cell awaiting a run that waits on
+# the browser gets there. Its venv holds the package's dependencies and what those tests need; the
+# front end comes from `setup` (the same checkout), so its install skips the JS build.
+$(VENV6)/.installed: pyproject.toml Makefile
+	test -x $(VENV6)/bin/python || $(PYTHON) -m venv $(VENV6)
+	$(VENV6)/bin/python -m pip install --quiet --upgrade pip
+	AGUI_WIDGET_SKIP_JS=1 $(VENV6)/bin/python -m pip install --quiet -e . "ipykernel==$(IPYKERNEL6)" \
+	  "ipython==$(IPYTHON6)" "jupyter_client>=8" "pytest>=8" "pytest-asyncio>=0.23"
+	touch $@
+
+test-ipykernel6: setup $(VENV6)/.installed
+	AGUI_TEST_IPYKERNEL=$(IPYKERNEL6) $(VENV6)/bin/python -m pytest -q -o addopts="" -p no:cacheprovider \
+	  tests/test_kernel_versions.py
 
 # The wire's generated files, from its declarations in agui_widget/_wire_requests.py and _wire_payloads.py (docs/wire.md).
 wire: setup
@@ -67,4 +88,4 @@ bench: setup
 	$(PY) benchmarks/serve_load.py
 
 clean:
-	rm -rf $(VENV) js/node_modules agui_widget/static
+	rm -rf $(VENV) $(VENV6) js/node_modules agui_widget/static

@@ -9,7 +9,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Generator
+import sys
+from collections.abc import Generator, Iterable
+from types import FrameType
 from typing import Any, Literal
 
 from ag_ui.core import BaseEvent, EventType, Interrupt
@@ -26,7 +28,10 @@ class Run:
 
     Awaitable: ``await chat.send("hi")`` returns this Run once everything is over. Awaiting never
     hands out the turn's own future: an awaiter that is cancelled (a kernel interrupt, a
-    ``wait_for`` timeout) stops waiting and leaves the turn alone; ``chat.stop()`` ends it.
+    ``wait_for`` timeout) stops waiting and leaves the turn alone; ``chat.stop()`` ends it. Where
+    the kernel holds a view's messages until the running cell ends (ipykernel < 7.4), a cell
+    awaiting a turn that waits on the browser gets a ``RuntimeError`` saying so, not a wait
+    without end; the turn goes on.
     """
 
     def __init__(
@@ -51,6 +56,10 @@ class Run:
         self._over = False
         self._stopped = False
         """Set by a stop: the session has already closed this turn; its task only unwinds."""
+        self._deaf_cells: list[asyncio.Future[Run]] = []
+        """What cells awaiting this turn wait on, in a kernel that hears no view while they do."""
+        self._waits_on_views: str | None = None
+        """What this turn waits for a view (or Python) to answer, while it does."""
 
     @property
     def done(self) -> bool:
@@ -72,13 +81,41 @@ class Run:
         return "\n\n".join("".join(parts) for parts in texts.values())
 
     def __await__(self) -> Generator[Any, None, Run]:
+        if not self._over and not views_reach_an_awaiting_cell() and _awaited_in_a_cell():
+            return self._deaf_cell_waiter().__await__()
         return asyncio.shield(self._future).__await__()
+
+    def _deaf_cell_waiter(self) -> asyncio.Future[Run]:
+        """What a cell awaits where the kernel holds the views' messages until it ends: this turn,
+        or an error at once when the turn waits on a view (which could never answer)."""
+        waiter: asyncio.Future[Run] = self._future.get_loop().create_future()
+        if self._waits_on_views is not None:
+            waiter.set_exception(RuntimeError(_cell_would_hang(self._waits_on_views)))
+        else:
+            self._deaf_cells.append(waiter)
+        return waiter
+
+    def _waiting_on_views(self, items: Iterable[Pending]) -> None:
+        """The session waits for answers to ``items`` (none: it waits no more). Cells awaiting the
+        turn where no view can answer meanwhile get the error instead of a wait without end."""
+        what = ", ".join(_describe(item) for item in items)
+        self._waits_on_views = what or None
+        if what:
+            waiters, self._deaf_cells = self._deaf_cells, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_exception(RuntimeError(_cell_would_hang(what)))
 
     def _finish(self, status: RunStatus) -> None:
         self.status = status
         self._over = True
+        self._waits_on_views = None
         if not self._future.done():
             self._future.set_result(self)
+        waiters, self._deaf_cells = self._deaf_cells, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(self)
 
     def __repr__(self) -> str:
         return f"<Run {self.id} {self.status} text={self.text[:40]!r} events={len(self.event_log)}>"
@@ -129,3 +166,53 @@ class Pending:
             self.args if self.args_text else None,
             copy.deepcopy(item.response_schema),
         )
+
+
+# -- awaiting a turn in a cell ----------------------------------------------------------------------
+
+VIEWS_REACH_AN_AWAITING_CELL = (7, 4)
+"""The ipykernel that handles comm messages (a view's answers) while a cell awaits."""
+
+
+def views_reach_an_awaiting_cell() -> bool:
+    """Whether a view's answer reaches the chat while a cell awaits a run.
+
+    ipykernel 7.4 handles comm messages while a cell awaits; an earlier one queues them until the
+    cell ends, so a cell awaiting a run that waits on the browser would wait forever. True outside
+    ipykernel (marimo, a script), where no cell holds the views' messages back.
+    """
+    ipykernel = sys.modules.get("ipykernel")
+    if ipykernel is None:
+        return True
+    version = tuple(getattr(ipykernel, "version_info", ())[:2])
+    return not version or version >= VIEWS_REACH_AN_AWAITING_CELL
+
+
+def _awaited_in_a_cell() -> bool:
+    """Whether the code awaiting now is a cell's: IPython's ``run_code`` is on the stack."""
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "run_code" and frame.f_globals.get("__name__") == "IPython.core.interactiveshell":
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _describe(item: Pending) -> str:
+    if item.kind == "interrupt":
+        return f"an answer to the interrupt of {item.name}" if item.name else "an answer to an interrupt"
+    if item.kernel == "approve":
+        return f"approval of the Python tool {item.name}"
+    return f"the frontend tool {item.name}"
+
+
+def _cell_would_hang(what: str) -> str:
+    version = getattr(sys.modules.get("ipykernel"), "__version__", "?")
+    return (
+        f"This cell awaits a run that now waits for the browser ({what}), but ipykernel {version} hands the "
+        "browser's messages to the kernel only after the running cell ends, so this await would never end. "
+        "The run goes on: answer in the chat (or with chat.respond / chat.resume in a later cell) and it "
+        "continues once this cell is over. To await such a run in a cell, upgrade ipykernel to 7.4 or later "
+        '(pip install -U "ipykernel>=7.4", then restart the kernel); or do not await it: run = chat.send(...), '
+        "then read run.status in a later cell."
+    )

@@ -869,10 +869,12 @@ class Session:
             if item.kernel == "running":
                 self._start_python_tool(waiting, item)
         self._changed_status()
+        run._waiting_on_views(p for p in waiting.items.values() if not p.answered and p.kernel != "running")
         try:
             while any(not p.answered for p in waiting.items.values()):
                 waiting.wake.clear()
                 await waiting.wake.wait()
+            run._waiting_on_views(())
         except asyncio.CancelledError:
             _uncancel()
             if not run._stopped:

@@ -110,6 +110,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     agent_context: traitlets.List[dict[str, Any]] = traitlets.List(
         help="what the agent is told beside the transcript, as the view's Context panel lists it"
     ).tag(sync=True)
+    revision = traitlets.Int(
+        0, help="grows when the state, the transcript or the status changes, where marimo shows the chat"
+    ).tag(sync=True)
 
     messages: traitlets.List[dict[str, Any]] = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
@@ -204,6 +207,27 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         """Whether displaying the chat also leaves the Markdown copy of the conversation (docs/threads.md)."""
         self._threads.attach(self._session, switched=self._thread_switched, notice=self.session_notice)
         self.on_msg(self._on_view_message)
+        self._counts_revisions = getattr(self.comm, "kernel", None) == "marimo"
+        """marimo re-runs the cells that read a widget's value only when a view sends that value,
+        so there a change of the state, the transcript or the status grows ``revision``, which a
+        view hands back once (docs/wire.md). Elsewhere nothing reads it, and it stays 0."""
+        self._revision_due = False
+
+    def _changed_for_hosts(self) -> None:
+        """Grow ``revision`` once for whatever changed in this turn of the loop (a run's end
+        changes the transcript, the state and the status together: one re-run, not three)."""
+        if not self._counts_revisions or self._revision_due:
+            return
+        self._revision_due = True
+        try:
+            asyncio.get_running_loop().call_soon(self._grow_revision)
+        except RuntimeError:  # no loop running: a cell changed the chat
+            self._grow_revision()
+
+    def _grow_revision(self) -> None:
+        self._revision_due = False
+        with self._sync():
+            self.revision += 1
 
     def _thread_switched(self, thread_id: str, agent_name: str) -> None:
         with self._sync(), self.hold_sync():
@@ -592,6 +616,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         if self._session.state is not self._rendered_state:
             self._rendered_state = self._session.state
             self._genui.state_changed(self._session.state)
+            self._changed_for_hosts()
 
     def _schedule_refresh(self) -> None:
         if self._refresh_handle is not None:
@@ -641,6 +666,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._genui.messages_added(self._session.messages, start)
         self._refresh_traits()
         self._saved.changed()
+        self._changed_for_hosts()
 
     def session_state(self, patch: list[dict[str, Any]]) -> None:
         self._transport.send(_wire.state_patch_message(patch))
@@ -653,6 +679,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._transport.send(_wire.check_message(messages, min(start, len(messages)), self._state_fingerprint()))
         self._threads.dirty = True
         self._refresh_traits()
+        self._changed_for_hosts()
         suggested = self._genui.run_ended(messages, self._session.state)
         if isinstance(suggested, list):
             try:
@@ -683,6 +710,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self.error = session.error
             self.pending = [p.to_wire() for p in session.pending]
             self.queued = [{"id": run.id, "text": run.text} for run in session.queue]
+        self._changed_for_hosts()
         self._threads.turn_may_have_ended()
         self._saved.when_idle()
 
@@ -734,7 +762,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def set_state(self, sync_data: dict[str, Any]) -> None:
         """A view writing synced traits. Every synced trait is the kernel's (a view asks through
         requests, docs/wire.md), so the write is refused and the views get the kernel's values back."""
-        names = [name for name in sync_data if name in self.keys]
+        names = [name for name in sync_data if name in self.keys and not self._echoed(name, sync_data[name])]
         if not names:
             return
         refused = [name for name in names if name not in self._refused_traits]
@@ -742,6 +770,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
             self._refused_traits.update(refused)
             log.warning("agui-widget: a view tried to change %s, which the kernel owns; refused", ", ".join(sorted(refused)))
         self.send_state(key=names)
+
+    def _echoed(self, name: str, value: Any) -> bool:
+        """A view handing ``revision`` back unchanged: how marimo learns of a change (nothing to do)."""
+        return name == "revision" and value == self.revision
 
     def _handle(self, request: _requests.Request) -> None:
         _ROUTES[request.kind](self, request)

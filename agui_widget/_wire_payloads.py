@@ -326,6 +326,11 @@ class Traits(BaseModel):
         description="the display id of the output that keeps the conversation in the notebook; views hide the block "
         'marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)'
     )
+    revision: int = Field(
+        description="grows when the state, the transcript or the status changes, where marimo shows the chat (0 "
+        "elsewhere); a view hands each new value back once, unchanged, which is how marimo re-runs the cells that "
+        "read `mo.ui.anywidget(chat)`"
+    )
 
 
 class Marks(BaseModel):

@@ -10,9 +10,11 @@ def _(mo):
         r"""
     # An agent chat in marimo
 
-    `AgentChat` is an anywidget, so marimo shows it like any other: make it in a cell and end the
-    cell with it (or wrap it, `mo.ui.anywidget(chat)`). Runs are tasks on marimo's event loop, so
-    the notebook keeps reacting while the agent works: move the slider below during an answer.
+    `AgentChat` is an anywidget, so marimo shows it like any other. Wrap it,
+    `mo.ui.anywidget(AgentChat(...))`, and end the cell with it: it is then a marimo UI element,
+    whose value changes when the agent, the chat or a cell changes the state, the transcript or the
+    status. Runs are tasks on marimo's event loop, so the notebook keeps reacting while the agent
+    works: move the slider below during an answer.
 
     The agent here is the built-in demo agent (no model, no key); say **help** in the chat. It can
     also call the two notebook functions given as tools: say `call double x=21`, or
@@ -35,7 +37,7 @@ def _():
 
 
 @app.cell
-def _(AgentChat, python_tool):
+def _(AgentChat, mo, python_tool):
     def double(x: int) -> int:
         """Twice x."""
         return 2 * x
@@ -46,7 +48,7 @@ def _(AgentChat, python_tool):
         chat.state = {**chat.state, "todos": []}
         return "The list is empty."
 
-    chat = AgentChat(tools=[double, python_tool(forget_todos, approve=True)], height=420)
+    chat = mo.ui.anywidget(AgentChat(tools=[double, python_tool(forget_todos, approve=True)], height=420))
     chat
     return (chat,)
 
@@ -57,10 +59,9 @@ def _(mo):
         r"""
     ## Shared state, reactively
 
-    `chat.state` is a plain attribute, which marimo does not watch. Hand it to marimo's own state:
-    `mo.state` gives a getter and a setter, and `chat.observe` calls the setter whenever the state
-    changes, whether the agent, the chat's State panel or a cell changed it. Every cell that reads
-    the getter then runs again. Say *add buy milk* in the chat and watch the list below.
+    A cell that reads the chat runs again whenever the agent, the chat's State panel or a cell
+    changes the shared state (or the transcript, or the status): `chat.value` changes then, and
+    `chat.state` is the state itself. Say *add buy milk* in the chat and watch the list below.
     """
     )
     return
@@ -68,17 +69,11 @@ def _(mo):
 
 @app.cell
 def _(chat, mo):
-    get_state, set_state = mo.state(chat.state)
-    chat.observe(lambda change: set_state(change["new"]), names="state")
-    return (get_state,)
-
-
-@app.cell
-def _(get_state, mo):
-    todos = (get_state() or {}).get("todos", [])
+    todos = (chat.state or {}).get("todos", [])
     mo.md(
         "**To-do list, read by a cell:** "
         + (", ".join(("~~" + t["text"] + "~~") if t.get("done") else t["text"] for t in todos) or "empty")
+        + f" (revision {chat.value['revision']})"
     )
     return
 

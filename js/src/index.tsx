@@ -8,6 +8,7 @@ import { render } from "preact";
 import type { RenderProps } from "./anywidget";
 import { Connection } from "./connection";
 import { HandlerRunner } from "./handlers";
+import { echoRevisions } from "./revisionEcho";
 import { hideSavedOutput } from "./savedOutput";
 import "./styles.css";
 import { App } from "./view/App";
@@ -20,11 +21,13 @@ function renderChat({ model, el }: RenderProps): () => void {
   const conn = new Connection(model);
   const runner = new HandlerRunner(conn, root);
   const showSavedOutput = hideSavedOutput(conn.traits.get("saved_output_id"));
+  const stopEchoing = echoRevisions(model);
   render(<App ctx={{ conn, runner, follower: new Follower() }} />, root);
   conn.start();
   runner.check();
   return () => {
     showSavedOutput();
+    stopEchoing();
     render(null, root);
     runner.dispose();
     conn.dispose();

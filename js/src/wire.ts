@@ -24,6 +24,7 @@ import {
   validateTrait_agent_name,
   validateTrait_error,
   validateTrait_height,
+  validateTrait_revision,
   validateTrait_run_id,
   validateTrait_attachment_policy,
   validateTrait_saved_output_id,
@@ -360,6 +361,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     height: text(validateTrait_height),
     agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
     attachment_policy: (v) => parseScalar<AttachmentPolicy>(v, "attachment_policy", validateTrait_attachment_policy, NO_ATTACHMENTS),
+    revision: (v) => parseScalar<number>(v, "revision", validateTrait_revision, 0),
   };
   return parsers[name](value);
 }

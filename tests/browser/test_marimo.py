@@ -2,8 +2,9 @@
 ``marimo edit`` and by ``marimo run`` (app mode), worked as a user does.
 
 In each mode: one exchange with a backend tool card, a frontend tool the page runs, an approval
-clicked for a Python tool, Stop, and the shared state changed by the agent and seen by a reactive
-cell (``mo.state`` fed by ``chat.observe``). In app mode also: a slider moved during a run updates
+clicked for a Python tool, Stop, and the shared state changed by the agent and by a Python tool and
+seen by a cell that reads the chat's element (``mo.ui.anywidget(chat)``): marimo re-runs it with no
+bridge of the user's. In app mode also: a slider moved during a run updates
 its cell while the answer still streams (runs never block marimo's kernel), and the State panel and
 the event inspector show what happened.
 """
@@ -90,9 +91,10 @@ def reactive_list(page: Page) -> Locator:
     return page.locator("strong", has_text="To-do list, read by a cell:").locator("xpath=..")
 
 
-def work_the_chat(page: Page) -> MarimoChat:
-    """What both modes must do: an exchange, a browser tool, state seen by a reactive cell, an
-    approval for a Python tool, and Stop."""
+def work_the_chat(page: Page, *, state_panel: bool = False) -> MarimoChat:
+    """What both modes must do: an exchange, a browser tool, state seen by a reactive cell (changed
+    by the agent, by the State panel when ``state_panel``, and by a Python tool), an approval for a
+    Python tool, and Stop."""
     chat = MarimoChat(page)
 
     chat.send("weather in Paris")
@@ -106,7 +108,17 @@ def work_the_chat(page: Page) -> MarimoChat:
     expect(reactive_list(page)).to_contain_text("empty")
     chat.send("add buy milk")
     chat.wait_answer("Added “buy milk”")
-    expect(reactive_list(page), "a cell reading mo.state re-ran when the agent changed the state").to_contain_text("buy milk")
+    expect(reactive_list(page), "a cell reading the element re-ran when the agent changed the state").to_contain_text("buy milk")
+    if state_panel:
+        state_button = chat.root.get_by_role("button", name="State")
+        state_button.click()
+        panel = chat.root.get_by_role("region", name="State")
+        panel.get_by_role("switch", name="done").click()
+        expect(reactive_list(page).locator("del, s"), "the cell re-ran when the State panel changed the state").to_have_text(
+            "buy milk"
+        )
+        state_button.click()
+        expect(panel).to_have_count(0)
 
     chat.send("call forget_todos")
     approval = chat.root.get_by_role("region", name="Waiting for you: forget_todos")
@@ -126,7 +138,7 @@ def work_the_chat(page: Page) -> MarimoChat:
 
 def test_the_chat_works_in_marimo_run_app_mode(marimo_servers: dict[str, WebServer], page: Page) -> None:
     page.goto(marimo_servers["run"].url)
-    chat = work_the_chat(page)
+    chat = work_the_chat(page, state_panel=True)
     expect(page.locator(".cm-editor"), "app mode shows no code").to_have_count(0)
 
     # The notebook stays live during a run: the slider's cell reacts while the answer streams.

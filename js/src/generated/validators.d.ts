@@ -19,4 +19,5 @@ export declare const validateTrait_suggestions_after: Validator;
 export declare const validateTrait_height: Validator;
 export declare const validateTrait_attachment_policy: Validator;
 export declare const validateTrait_saved_output_id: Validator;
+export declare const validateTrait_revision: Validator;
 export declare const validateAgentName: Validator;

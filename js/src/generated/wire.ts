@@ -670,6 +670,10 @@ attachment_policy: AttachmentPolicy1
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)
  */
 saved_output_id: string
+/**
+ * grows when the state, the transcript or the status changes, where marimo shows the chat (0 elsewhere); a view hands each new value back once, unchanged, which is how marimo re-runs the cells that read `mo.ui.anywidget(chat)`
+ */
+revision: number
 }
 /**
  * what the composer takes as attachments (`AgentChat(attachments=...)`)

@@ -7,10 +7,11 @@ import type { AnyModel, ModelCallback } from "./anywidget";
 import { MessageClock, eventTimes } from "./clock";
 import { RunHistory } from "./history";
 import { warn } from "./log";
-import { Mirror } from "./mirror";
+import { Mirror, textOf } from "./mirror";
 import { NoticeStore } from "./notices";
+import { Outbox, type ShownUser } from "./outbox";
 import { TraitStore } from "./traits";
-import { type AguiEvent, type KernelMessage, type ViewRequest, checkEvent, parseKernelMessage } from "./wire";
+import { type AguiEvent, type KernelMessage, type MediaPart, type ViewRequest, checkEvent, parseKernelMessage } from "./wire";
 
 /** At most one snapshot request per this many ms when the copy needs repair. */
 const RESYNC_INTERVAL_MS = 1000;
@@ -65,11 +66,16 @@ export class Connection {
   readonly notices = new NoticeStore();
   readonly history = new RunHistory();
   readonly clock = new MessageClock();
+  readonly outbox: Outbox;
   private readonly onCustom: ModelCallback;
   private readonly onCommLive: ModelCallback;
   private readonly onCommClose: ModelCallback;
   private readonly offResync: () => void;
   private readonly offClock: () => void;
+  private readonly offOutbox: Array<() => void>;
+  /** Hellos said, and snapshots that answered one: what a waiting message was sent before. */
+  private hellosSaid = 0;
+  private hellosAnswered = 0;
   private lastHello = Number.NEGATIVE_INFINITY;
   private resyncTimer: ReturnType<typeof setTimeout> | undefined;
   /** Until the first snapshot: the wait for it, then the hellos said again (cleared either way). */
@@ -87,11 +93,24 @@ export class Connection {
   ) {
     this.mirror = new Mirror(viewId);
     this.traits = new TraitStore(model);
+    this.outbox = new Outbox(
+      () => this.usersShown(),
+      (notice) => this.notices.add(notice.level, notice.text),
+    );
+    // A waiting message is confirmed by the transcript or the queue, whichever shows it first.
+    const recheck = () => this.outbox.check();
+    this.offOutbox = [
+      this.mirror.subscribe("list", recheck),
+      this.mirror.subscribe("ready", recheck),
+      this.traits.subscribe("queued", recheck),
+    ];
     this.onCustom = (content: unknown) => {
       const msg = parseKernelMessage(content);
       if (msg === null) return;
-      if (msg.kind === "notice") this.notices.add(msg.level, msg.text);
-      else this.receive(msg);
+      if (msg.kind === "notice") {
+        this.notices.add(msg.level, msg.text);
+        if (msg.text.startsWith("send: ")) this.outbox.refused();
+      } else this.receive(msg);
     };
     model.on("msg:custom", this.onCustom);
     const conn = this;
@@ -132,6 +151,7 @@ export class Connection {
         try {
           this.lastHello = Date.now();
           this.model.send({ kind: "hello", viewId: this.viewId });
+          this.hellosSaid++;
         } catch {
           // still nobody there
         }
@@ -177,6 +197,25 @@ export class Connection {
     }
   }
 
+  /** Sends a user message and shows it as waiting until the kernel shows it (./outbox.ts); false
+   * when it could not go (the caller keeps what the user typed). */
+  sendMessage(text: string, files: readonly File[] = [], attachments: MediaPart[] = []): boolean {
+    const request: ViewRequest = attachments.length > 0 ? { kind: "send", text, attachments } : { kind: "send", text };
+    if (!this.send(request)) return false;
+    this.outbox.add(text, files, this.hellosSaid);
+    return true;
+  }
+
+  /** The user messages the kernel shows: its transcript's, then its queue's (null before the
+   * first snapshot). */
+  private usersShown(): ShownUser[] | null {
+    if (!this.mirror.ready) return null;
+    const users: ShownUser[] = [];
+    for (const m of this.mirror.messages()) if (m.role === "user") users.push({ id: m.id, text: textOf(m.content) });
+    for (const q of this.traits.get("queued")) users.push(q);
+    return users;
+  }
+
   /** Asks for a fresh snapshot (this copy diverged), at most once per RESYNC_INTERVAL_MS. */
   requestSnapshot(): void {
     if (this.disposed || this.resyncTimer !== undefined) return;
@@ -200,6 +239,8 @@ export class Connection {
     this.model.off("comm:close", this.onCommClose);
     this.offResync();
     this.offClock();
+    for (const off of this.offOutbox) off();
+    this.outbox.dispose();
     this.traits.dispose();
     this.notices.dispose();
     this.linkListeners.clear();
@@ -211,12 +252,14 @@ export class Connection {
     if (this.resyncTimer !== undefined) clearTimeout(this.resyncTimer);
     this.resyncTimer = undefined;
     this.setLink(reason);
+    this.outbox.lost();
   }
 
   /** Applies a kernel message to the mirror, and to the history and the clock around it. */
   private receive(msg: Exclude<KernelMessage, { kind: "notice" }>): void {
     if (msg.kind === "snapshot") {
       if (msg.viewId !== null && msg.viewId !== this.viewId) return;
+      if (msg.viewId === this.viewId) this.hellosAnswered++;
       clearInterval(this.answerTimer);
       if (this._link === "unanswered") this.setLink("live");
       this.snapshotTimes = eventTimes(msg.events);
@@ -226,6 +269,7 @@ export class Connection {
         this.snapshotTimes = null;
       }
       this.history.snapshot(this.mirror.events(), this.mirror.messages());
+      this.outbox.helloAnswered(this.hellosAnswered);
       return;
     }
     if (msg.kind !== "events" || !this.mirror.ready) {
@@ -257,6 +301,6 @@ export class Connection {
 
   private hello(): void {
     this.lastHello = Date.now();
-    this.send({ kind: "hello", viewId: this.viewId });
+    if (this.send({ kind: "hello", viewId: this.viewId })) this.hellosSaid++;
   }
 }

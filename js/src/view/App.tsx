@@ -10,6 +10,7 @@ import { ContextPanel } from "./ContextPanel";
 import { EventInspector } from "./EventInspector";
 import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
 import { Notices } from "./Notices";
+import { OutgoingList } from "./Outgoing";
 import { PendingPanel } from "./PendingPanel";
 import { ResizeHandle } from "./ResizeHandle";
 import { StatePanel } from "./StatePanel";
@@ -150,6 +151,7 @@ function Chat() {
                 <MessageList scroller={scroller} content={content} following={pinned} />
                 <Progress />
                 <QueuedList />
+                <OutgoingList />
                 <ErrorBanner />
               </div>
             </div>

@@ -39,6 +39,20 @@ export function MessageAttachments({ content }: { content: unknown }) {
   );
 }
 
+/** The files of a message on its way to the kernel. */
+export function OutgoingAttachments({ files }: { files: readonly File[] }) {
+  if (files.length === 0) return null;
+  return (
+    <div class="agui-attachments" role="list" aria-label="Attachments">
+      {files.map((file, i) => (
+        <div role="listitem" key={i}>
+          <Chip info={{ kind: mimeOf(file).split("/")[0] === "image" ? "image" : "file", name: file.name || "pasted file", mimeType: mimeOf(file), size: file.size, imageSrc: null }} />
+        </div>
+      ))}
+    </div>
+  );
+}
+
 /** A file waiting in the composer: its preview and a way to take it out again. */
 export function HeldAttachment({ file, onRemove, disabled }: { file: File; onRemove: () => void; disabled: boolean }) {
   const mimeType = mimeOf(file);

@@ -1,12 +1,14 @@
 /** The input: a multi-line box (Enter sends, Shift+Enter is a newline, Escape leaves it) and one
  * button that is "Send" when idle and "Stop" while a run is active. Sending during a run queues
- * the message. When the kernel is gone the box keeps what was typed, read-only (it can still be
- * selected and copied), under a banner that says what happened.
+ * the message. A sent message shows in the transcript at once, waiting for the kernel, and comes
+ * back into the box if the kernel never shows it (../outbox.ts). When the kernel is gone the box
+ * keeps what was typed, read-only (it can still be selected and copied), under a banner that says
+ * what happened.
  *
  * Files join the message by paste, drag and drop, or the Attach button, within the chat's
  * `attachment_policy`; each shows a preview that can be removed before sending, and a file over a
  * limit is refused with the reason. */
-import { useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { partOf, refusal } from "../attachments";
 import { HeldAttachment } from "./Attachments";
 import { useView } from "./context";
@@ -59,9 +61,10 @@ export function Composer({ onSent }: { onSent?: () => void }) {
     }
     sending.current = true;
     try {
-      const attachments = files.length > 0 ? await Promise.all(files.map(partOf)) : undefined;
+      // No await without files: Enter sends before anything else can happen.
+      const attachments = files.length > 0 ? await Promise.all(files.map(partOf)) : [];
       // Not sent (the kernel went away just now): the text and the files stay for the user.
-      if (!conn.send(attachments ? { kind: "send", text: value, attachments } : { kind: "send", text: value })) return;
+      if (!conn.sendMessage(value, files, attachments)) return;
     } catch (error) {
       setProblem(`Could not read a file: ${String(error)}`);
       return;
@@ -76,6 +79,22 @@ export function Composer({ onSent }: { onSent?: () => void }) {
     follower.follow();
     onSent?.();
   };
+
+  // A message the kernel never showed comes back here, before what was typed since.
+  useLayoutEffect(() => {
+    const restore = () => {
+      const back = conn.outbox.takeReturned();
+      if (back.length === 0) return;
+      const typed = box.current?.value ?? "";
+      const restored = [...back.map((m) => m.text), typed].filter((t) => t.trim() !== "").join("\n\n");
+      setText(restored);
+      if (box.current) box.current.value = restored;
+      const files = back.flatMap((m) => m.files);
+      if (files.length > 0) hold([...files, ...heldNow.current]);
+    };
+    restore();
+    return conn.outbox.subscribe(restore);
+  }, [conn]);
 
   const onPaste = (e: ClipboardEvent) => {
     const pasted = [...(e.clipboardData?.files ?? [])];

@@ -10,7 +10,7 @@ import { textOf, toolCallsOf } from "../mirror";
 import type { Message, RenderMessage } from "../wire";
 import { Bundle } from "./Bundle";
 import { useView } from "./context";
-import { useSubscription, useTopics, useTrait } from "./hooks";
+import { useOutbox, useSubscription, useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
 import { type Author, MessageRow } from "./MessageRow";
@@ -89,10 +89,11 @@ export function MessageList({ scroller = NO_ELEMENT, content = NO_ELEMENT, follo
   const topics = useTopics("list", "ready", "renders", "subagents", "run");
   const runs = useSubscription((listener) => conn.history.subscribe(listener), [conn]);
   const pending = useTrait("pending");
+  const outgoing = useOutbox();
   // Built again only when the transcript's shape changed, not at every render of the chat.
   const built = useMemo(() => transcriptRows(conn), [conn, topics, runs]);
   if (!conn.mirror.ready) return <div class="agui-empty">Connecting to the kernel…</div>;
-  if (conn.mirror.messages().length === 0) return <EmptyChat />;
+  if (conn.mirror.messages().length === 0) return outgoing.length === 0 ? <EmptyChat /> : null;
   // Kept in the page wherever the view is: the message Edit changes, and the cards waiting for
   // an answer (their controls are where the keyboard goes next).
   const keep = new Set<string>();
@@ -339,8 +340,9 @@ export function Suggestions() {
   const after = useTrait("suggestions_after");
   const status = useTrait("status");
   const queued = useTrait("queued");
+  const outgoing = useOutbox();
   const live = useLive();
-  if (!live || items.length === 0 || (status !== "idle" && status !== "error") || queued.length > 0) return null;
+  if (!live || items.length === 0 || (status !== "idle" && status !== "error") || queued.length > 0 || outgoing.length > 0) return null;
   const messages = conn.mirror.messages();
   const last = messages[messages.length - 1];
   const show = messages.length === 0 || (after !== "" && last?.id === after);
@@ -354,7 +356,7 @@ export function Suggestions() {
           class="agui-chip"
           title={s.message}
           onClick={() => {
-            if (conn.send({ kind: "send", text: s.message })) follower.follow();
+            if (conn.sendMessage(s.message)) follower.follow();
           }}
         >
           {s.title}

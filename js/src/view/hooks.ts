@@ -3,6 +3,7 @@
 import { useCallback, useLayoutEffect, useReducer, useRef, useState } from "preact/hooks";
 import type { Topic } from "../mirror";
 import type { Notice } from "../notices";
+import type { Outgoing } from "../outbox";
 import type { Message, TraitName, Traits } from "../wire";
 import { useView } from "./context";
 import { ScrollFollower } from "./follow";
@@ -49,6 +50,13 @@ export function useNotices(): readonly Notice[] {
   const { conn } = useView();
   useSubscription((listener) => conn.notices.subscribe(listener), [conn]);
   return conn.notices.list();
+}
+
+/** The messages this view sent that the kernel has not shown yet. */
+export function useOutbox(): readonly Outgoing[] {
+  const { conn } = useView();
+  useSubscription((listener) => conn.outbox.subscribe(listener), [conn]);
+  return conn.outbox.list();
 }
 
 export function useRunner(): void {

@@ -13,4 +13,11 @@ c.ServerApp.open_browser = False
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"
 c.LabApp.extension_manager = "readonly"
+# Lab-wide setting defaults (overrides.json): JupyterLab does not ask a newcomer whether to fetch
+# its news, a question the demo has no use for (and offline, no answer to).
+c.LabApp.app_settings_dir = str(Path(__file__).resolve().parent / "lab-settings")
 c.ServerApp.terminals_enabled = False
+# notebook_shim only adapts old-style classic-notebook server extensions, none of which is used
+# here; linking it reads every ServerApp setting, the deprecated ServerApp.token among them,
+# which logs a DeprecationWarning at every start.
+c.ServerApp.jpserver_extensions = {"notebook_shim": False}

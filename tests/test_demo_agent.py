@@ -111,7 +111,13 @@ async def test_deleting_asks_for_approval_with_the_arguments_first():
     args = json.loads("".join(e.delta for e in events if e.type == EventType.TOOL_CALL_ARGS))
     assert args == {"count": 2, "items": ["a", "b"]}
     assert "STATE_DELTA" not in types(events)  # nothing deleted before approval
+    assert interrupt.message == "Delete all 2 items of your to-do list?"
     assert_valid_streams([events])
+
+
+async def test_the_approval_question_counts_one_item_as_one():
+    events = await collect(agent, make_input("delete my list", state={"todos": [{"text": "a", "done": False}]}))
+    assert events[-1].outcome.interrupts[0].message == "Delete the one item of your to-do list?"
 
 
 async def _resume(state, payload, status="resolved"):

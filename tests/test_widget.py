@@ -210,7 +210,7 @@ async def test_interrupts_are_listed_and_resumed_from_python():
     run = chat.send("delete my list")
     await until(lambda: chat.status == "waiting")
     [item] = chat.interrupts
-    assert item["message"].startswith("Delete all 1") and item["args"]["items"] == ["a"]
+    assert item["message"].startswith("Delete the one item") and item["args"]["items"] == ["a"]
     chat.resume(item["interruptId"], {"approved": True})
     await run
     assert chat.state == {"todos": []}

@@ -315,7 +315,9 @@ class DemoAgent(AgentAdapter):
         yield call
         stream.interrupt(
             "approval",
-            message=f"Delete all {len(todos)} items of your to-do list?",
+            message="Delete the one item of your to-do list?"
+            if len(todos) == 1
+            else f"Delete all {len(todos)} items of your to-do list?",
             tool_call_id=call_id,
             response_schema={"type": "object", "properties": {"approved": {"type": "boolean"}}},
         )

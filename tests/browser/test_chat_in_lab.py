@@ -144,7 +144,7 @@ def test_approval_clicked_in_the_ui_resumes_the_run(lab):
 
     card = chat.pending.locator(".agui-card[data-ui=interrupt]")
     expect(card, "the approval card did not show").to_be_visible()
-    expect(card.locator(".agui-card-title")).to_have_text("Delete all 1 items of your to-do list?")
+    expect(card.locator(".agui-card-title")).to_have_text("Delete the one item of your to-do list?")
     args = card.locator(".agui-card-args pre")
     expect(args, "the approval should show the tool call's arguments").to_contain_text('"items"')
     assert json.loads(args.text_content() or "") == {"count": 1, "items": ["a"]}, args.text_content()

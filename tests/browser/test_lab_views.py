@@ -275,7 +275,7 @@ def test_an_approval_answered_in_the_output_view_resumes_the_run_in_both_views(l
     }
     for where, card in cards.items():
         expect(card, f"the approval card did not show in the {where}").to_be_visible()
-        expect(card.locator(".agui-card-title")).to_have_text("Delete all 1 items of your to-do list?")
+        expect(card.locator(".agui-card-title")).to_have_text("Delete the one item of your to-do list?")
     cards["output view"].get_by_role("button", name="Approve", exact=True).click()
 
     view.wait_answer("Approved", timeout=15_000)

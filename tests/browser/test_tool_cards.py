@@ -295,7 +295,7 @@ def test_approvals_are_asked_once_inside_the_card_of_their_call(lab):
     card = demo.tool_card("delete_todos")
     region = card.get_by_role("region", name="Waiting for you: delete_todos")
     expect(region.locator(".agui-card-title"), "the interrupt's message, in the card").to_have_text(
-        "Delete all 1 items of your to-do list?"
+        "Delete the one item of your to-do list?"
     )
     expect(region.locator(".agui-card-args pre"), "the call's arguments, once").to_contain_text('"items"')
     assert demo.root.inner_text().count('"items"') == 1

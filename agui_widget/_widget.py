@@ -62,6 +62,18 @@ SNAPSHOT_EVENT_TAIL = 500
 """How many recent events a connecting view gets for its event inspector."""
 
 
+class _CssColor(traitlets.Unicode):
+    """A CSS colour the views set as a custom property: nothing that could carry other CSS."""
+
+    def validate(self, obj: Any, value: Any) -> str:
+        from ._wire_requests import css_color  # the requests' declarations load on first use
+
+        try:
+            return css_color(super().validate(obj, value))
+        except ValueError as exc:
+            raise traitlets.TraitError(f"chat.{self.name}: {exc}") from None
+
+
 def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     path = _STATIC / name
     return path if path.exists() else fallback
@@ -106,6 +118,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         help="the display id of the output that keeps the conversation in the notebook (views hide it)"
     ).tag(sync=True)
     attachment_policy: traitlets.Dict[str, Any] = traitlets.Dict(help="what the composer takes as attachments").tag(sync=True)
+    accent = _CssColor("", help="the chat's accent colour, a CSS colour ('' for the theme's); ctx.setAccent sets it too").tag(
+        sync=True
+    )
 
     agent_context: traitlets.List[dict[str, Any]] = traitlets.List(
         help="what the agent is told beside the transcript, as the view's Context panel lists it"
@@ -836,6 +851,9 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         text = recording_text(self._recording_header(None), [recording])
         self._transport.send(_wire.run_record_message(request.run_id, text, None))
 
+    def _on_set_accent(self, request: _requests.SetAccent) -> None:
+        self.accent = request.color
+
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
 
@@ -854,6 +872,7 @@ _ROUTES: dict[str, Callable[[AgentChat, Any], None]] = {
     "select_agent": AgentChat._on_select_agent,
     "asset": AgentChat._on_asset,
     "run_record": AgentChat._on_run_record,
+    "set_accent": AgentChat._on_set_accent,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _wire_requests.Request)."""
 

@@ -59,6 +59,7 @@ REQUEST_KINDS = frozenset(
         "select_agent",
         "asset",
         "run_record",
+        "set_accent",
     }
 )
 """The ``kind`` of every request _wire_requests declares (tests/test_wire_declared.py holds the two equal)."""

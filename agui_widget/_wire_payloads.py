@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
-from ._wire_requests import JsonPatchOp
+from ._wire_requests import MAX_COLOR, JsonPatchOp
 
 
 class _Payload(BaseModel):
@@ -319,6 +319,11 @@ class Traits(BaseModel):
         description="what the agent is told beside the transcript (`chat.context`), for the view's Context panel"
     )
     height: str = Field(description="the chat's height as a CSS length (`AgentChat(height=...)`; \"\" for the view's default)")
+    accent: str = Field(
+        max_length=MAX_COLOR,
+        description="the chat's accent colour, a CSS colour (`chat.accent`, or a browser tool's `ctx.setAccent`; "
+        '"" for the theme\'s): every view sets it as `--agui-accent`',
+    )
     attachment_policy: AttachmentPolicy = Field(
         description="what the composer takes as attachments (`AgentChat(attachments=...)`)"
     )

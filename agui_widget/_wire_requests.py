@@ -7,10 +7,11 @@ validators are generated from them (``make wire``). A model's docstring is its r
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from ag_ui.core import AudioInputContent, DocumentInputContent, ImageInputContent, VideoInputContent
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
 MAX_TEXT = 1_000_000
@@ -146,7 +147,68 @@ class RunRecord(_Request):
     run_id: str = Field(min_length=1, max_length=200)
 
 
+MAX_COLOR = 200
+"""Longest accent colour accepted (characters)."""
+_COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
+_COLOR_FUNCTIONS = frozenset(
+    {"rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch", "color", "color-mix", "light-dark"}
+    | {"calc", "min", "max", "clamp"}
+)
+_FUNCTION_NAME = re.compile(r"([A-Za-z-]*)\(")
+
+
+def css_color(value: str) -> str:
+    """``value`` as the chat's accent: "" (the theme's), a colour name, a hex colour, or a colour
+    function (``rgb()``, ``oklch()``, ``color-mix()`` ...). Views set it as a CSS custom property,
+    so anything that could carry other CSS (``;``, braces, quotes, ``url()``, ``var()``) is
+    refused with a ValueError."""
+    text = value.strip()
+    if len(text) > MAX_COLOR:
+        raise ValueError(f"a colour is at most {MAX_COLOR} characters")
+    if not _COLOR_TEXT.fullmatch(text):
+        raise ValueError(f"{text!r} is not a CSS colour: only letters, digits, spaces and # ( ) , . % / + - may appear")
+    for name in _FUNCTION_NAME.findall(text):
+        if name.lower() not in _COLOR_FUNCTIONS:
+            raise ValueError(f"{text!r} is not a CSS colour: {name or 'a bare'}() is not a colour function")
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise ValueError(f"{text!r} is not a CSS colour: its parentheses do not pair")
+    return text
+
+
+class SetAccent(_Request):
+    """`chat.accent = color` (a browser tool's `ctx.setAccent`): the kernel keeps the chat's accent
+    colour and every view shows it, in every tab and after a reload; "" brings back the theme's.
+    Refused with a `notice` unless `color` is a CSS colour: a name, a hex colour, or a colour
+    function (`rgb()`, `oklch()`, `color-mix()` ...), never `url()`, `var()`, `;`, braces or quotes."""
+
+    kind: Literal["set_accent"]
+    color: str = Field(max_length=MAX_COLOR)
+
+    @field_validator("color")
+    @classmethod
+    def _a_colour(cls, value: str) -> str:
+        return css_color(value)
+
+
 Request = Annotated[
-    Hello | Send | Stop | ToolResult | Claim | Resume | StateEdit | Clear | Regenerate | Edit | SelectAgent | Asset | RunRecord,
+    Hello
+    | Send
+    | Stop
+    | ToolResult
+    | Claim
+    | Resume
+    | StateEdit
+    | Clear
+    | Regenerate
+    | Edit
+    | SelectAgent
+    | Asset
+    | RunRecord
+    | SetAccent,
     Field(discriminator="kind"),
 ]

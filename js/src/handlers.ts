@@ -11,6 +11,7 @@
  * one of its views (`claimedBy`); the first claim wins, so the others show the call as handled
  * elsewhere. `takeOver` lets a page run it after all (the claiming tab was closed).
  */
+import { setAccent } from "./accent";
 import type { AnyModel } from "./anywidget";
 import type { Connection } from "./connection";
 import { warn } from "./log";
@@ -22,7 +23,7 @@ export type HandlerContext = {
   /** an element of its own, shown with the tool call, for anything the handler draws */
   el: HTMLElement;
   model: AnyModel;
-  /** sets the chat's accent colour (`--agui-accent`) in every view of this widget */
+  /** sets the chat's accent colour (`--agui-accent`); the kernel keeps it for every view (./accent.ts) */
   setAccent(color: string | null | undefined): void;
 };
 
@@ -38,18 +39,8 @@ type Shared = {
   claimed: Set<string>;
   /** every view of the model this page has had: a claim by any of them is this page's */
   views: Set<string>;
-  accent: string | null;
 };
-const sharedOf = perChat<Shared>(() => ({ runners: [], started: new Set(), claimed: new Set(), views: new Set(), accent: null }));
-
-export const ACCENT_VAR = "--agui-accent";
-
-/** Sets (or, with an empty value, resets) the accent colour of every view of `model`. */
-export function setAccent(model: AnyModel, color: string | null | undefined): void {
-  const shared = sharedOf(model);
-  shared.accent = color ? String(color) : null;
-  for (const runner of shared.runners) runner.applyAccent(shared.accent);
-}
+const sharedOf = perChat<Shared>(() => ({ runners: [], started: new Set(), claimed: new Set(), views: new Set() }));
 
 /** What a handler's result becomes on the wire: JSON, or `{error}` saying why it is not. */
 export function resultForWire(value: unknown): unknown {
@@ -70,14 +61,10 @@ export class HandlerRunner {
   private readonly unsubscribe: Array<() => void>;
   private disposed = false;
 
-  constructor(
-    private readonly conn: Connection,
-    private readonly root: HTMLElement,
-  ) {
+  constructor(private readonly conn: Connection) {
     this.shared = sharedOf(conn.model);
     this.shared.runners.push(this);
     this.shared.views.add(conn.viewId);
-    if (this.shared.accent) this.applyAccent(this.shared.accent);
     const check = () => this.check();
     this.unsubscribe = [conn.traits.subscribe("pending", check), conn.traits.subscribe("frontend_tools", check)];
   }
@@ -138,11 +125,6 @@ export class HandlerRunner {
     return () => this.listeners.delete(listener);
   }
 
-  applyAccent(color: string | null): void {
-    if (color) this.root.style.setProperty(ACCENT_VAR, color);
-    else this.root.style.removeProperty(ACCENT_VAR);
-  }
-
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
@@ -164,7 +146,7 @@ export class HandlerRunner {
     const ctx: HandlerContext = {
       el,
       model: this.conn.model,
-      setAccent: (color) => setAccent(this.conn.model, color),
+      setAccent: (color) => setAccent(this.conn, color),
     };
     let result: unknown;
     try {

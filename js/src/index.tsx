@@ -5,6 +5,7 @@
  * snapshot addressed to it; the view then follows live messages (docs/wire.md).
  */
 import { render } from "preact";
+import { showAccent } from "./accent";
 import type { RenderProps } from "./anywidget";
 import { Connection } from "./connection";
 import { HandlerRunner } from "./handlers";
@@ -19,7 +20,8 @@ function renderChat({ model, el }: RenderProps): () => void {
   root.className = "agui-widget";
   el.appendChild(root);
   const conn = new Connection(model);
-  const runner = new HandlerRunner(conn, root);
+  const runner = new HandlerRunner(conn);
+  const hideAccent = showAccent(conn, root);
   const showSavedOutput = hideSavedOutput(conn.traits.get("saved_output_id"));
   const stopEchoing = echoRevisions(model);
   render(<App ctx={{ conn, runner, follower: new Follower() }} />, root);
@@ -30,6 +32,7 @@ function renderChat({ model, el }: RenderProps): () => void {
     stopEchoing();
     render(null, root);
     runner.dispose();
+    hideAccent();
     conn.dispose();
     root.remove();
   };

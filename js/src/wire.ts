@@ -24,6 +24,7 @@ import {
   validateTrait_agent_name,
   validateTrait_error,
   validateTrait_height,
+  validateTrait_accent,
   validateTrait_revision,
   validateTrait_run_id,
   validateTrait_attachment_policy,
@@ -120,6 +121,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "predict_state",
   "saved_output_id",
   "height",
+  "accent",
   "agent_context",
   "attachment_policy",
 ];
@@ -359,6 +361,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     predict_state: (v) => parseList(v, "predict_state", validatePredictRule),
     saved_output_id: text(validateTrait_saved_output_id),
     height: text(validateTrait_height),
+    accent: text(validateTrait_accent),
     agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
     attachment_policy: (v) => parseScalar<AttachmentPolicy>(v, "attachment_policy", validateTrait_attachment_policy, NO_ATTACHMENTS),
     revision: (v) => parseScalar<number>(v, "revision", validateTrait_revision, 0),

@@ -17,6 +17,7 @@ export declare const validateTrait_error: Validator;
 export declare const validateTrait_agent_name: Validator;
 export declare const validateTrait_suggestions_after: Validator;
 export declare const validateTrait_height: Validator;
+export declare const validateTrait_accent: Validator;
 export declare const validateTrait_attachment_policy: Validator;
 export declare const validateTrait_saved_output_id: Validator;
 export declare const validateTrait_revision: Validator;

@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest)
 
 /**
  * The widget wire: generated from agui_widget/_wire_requests.py and _wire_payloads.py; do not edit.
@@ -539,6 +539,19 @@ metadata?: unknown
 [k: string]: unknown | undefined
 }
 /**
+ * `chat.accent = color` (a browser tool's `ctx.setAccent`): the kernel keeps the chat's accent
+ * colour and every view shows it, in every tab and after a reload; "" brings back the theme's.
+ * Refused with a `notice` unless `color` is a CSS colour: a name, a hex colour, or a colour
+ * function (`rgb()`, `oklch()`, `color-mix()` ...), never `url()`, `var()`, `;`, braces or quotes.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "SetAccentRequest".
+ */
+export interface SetAccentRequest {
+kind: "set_accent"
+color: string
+}
+/**
  * Applies an RFC 6902 patch to `chat.state` (a view edit).
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -665,6 +678,10 @@ agent_context: ContextSummary[]
  * the chat's height as a CSS length (`AgentChat(height=...)`; "" for the view's default)
  */
 height: string
+/**
+ * the chat's accent colour, a CSS colour (`chat.accent`, or a browser tool's `ctx.setAccent`; "" for the theme's): every view sets it as `--agui-accent`
+ */
+accent: string
 attachment_policy: AttachmentPolicy1
 /**
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)

@@ -461,8 +461,10 @@ def test_any_accent_keeps_text_readable_in_light_and_dark_themes(lab):
         chat.root.evaluate("el => el.style.removeProperty('--agui-accent')")
         chat.send("paint")
         badge = badge_of(chat, "paint_and_hold")
-        expect(badge).to_have_text("running")
-        assert chat.root.evaluate("el => el.style.getPropertyValue('--agui-accent')") == "gold", "ctx.setAccent set the accent"
+        expect(badge).to_have_text("running")  # from the call's start; the page runs the handler next
+        nb.page.wait_for_function(
+            "el => getComputedStyle(el).getPropertyValue('--agui-accent').trim() === 'gold'", arg=chat.root.element_handle()
+        )
         waiting = {"running badge": badge, "Approve button": chat.button("Approve")}
         problems += _measure(chat, waiting, [DARK_THEME, LIGHT_THEME])
     finally:

@@ -176,6 +176,10 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._assigning_state = False
         """Set while an assignment to ``chat.state`` reaches the session: the trait holds the value."""
         self._window = batch_window
+        self._starters = normalize_suggestions(suggestions)
+        """The suggestions a cleared chat shows again (given here or assigned from Python)."""
+        self._initial_state = copy.deepcopy({} if state is None else state)
+        """What ``clear(reset_state=True)`` puts back."""
         self._transport = BatchingTransport(self._send_custom, window=batch_window)
         self._session = Session(
             start.agent,
@@ -490,9 +494,16 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def active_run(self) -> Run | None:
         return self._session.active
 
-    def clear(self) -> None:
-        """Forget the conversation (the state stays). Stops an active run."""
+    def clear(self, reset_state: bool = False) -> None:
+        """Forget the conversation and the agent's suggestions (the starters come back). Stops an
+        active run. The state stays, unless ``reset_state``: then it is the state the chat started
+        with again (``AgentChat(state=...)``, or ``{}``)."""
         self._session.clear()
+        with self._sync(), self.hold_sync():
+            self.suggestions = list(self._starters)
+            self.suggestions_after = ""
+        if reset_state:
+            self.state = copy.deepcopy(self._initial_state)
 
     def update_state(self, changes: Mapping[str, Any] | None = None, /, **keys: Any) -> None:
         """Set some top-level keys of a dict state; the view and the next run see them."""
@@ -569,6 +580,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
     def _suggestions_assigned(self, change: Any) -> None:
         if not self._syncing:
             self.suggestions_after = ""  # set from Python: starters, shown while the chat is empty
+            self._starters = list(change["new"])
 
     @traitlets.validate("predict_state")
     def _validate_predict_state(self, proposal: Any) -> list[dict[str, str]]:
@@ -824,7 +836,7 @@ class AgentChat(anywidget.AnyWidget, SessionListener):
         self._session.apply_state_patch([op.model_dump(by_alias=True) for op in request.patch])
 
     def _on_clear(self, request: _requests.Clear) -> None:
-        self._session.clear()
+        self.clear(reset_state=request.reset_state)
 
     def _on_regenerate(self, request: _requests.Regenerate) -> None:
         self.regenerate()

@@ -103,9 +103,12 @@ class StateEdit(_Request):
 
 
 class Clear(_Request):
-    """`chat.clear()`."""
+    """`chat.clear(reset_state=resetState)`: forgets the conversation and the agent's suggestions
+    (the chat's starter suggestions come back); the shared state is kept, unless `resetState`
+    puts back the state the chat started with."""
 
     kind: Literal["clear"]
+    reset_state: bool = False
 
 
 class Regenerate(_Request):

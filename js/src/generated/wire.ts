@@ -198,13 +198,16 @@ viewId: string
 takeOver?: boolean
 }
 /**
- * `chat.clear()`.
+ * `chat.clear(reset_state=resetState)`: forgets the conversation and the agent's suggestions
+ * (the chat's starter suggestions come back); the shared state is kept, unless `resetState`
+ * puts back the state the chat started with.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ClearRequest".
  */
 export interface ClearRequest {
 kind: "clear"
+resetState?: boolean
 }
 /**
  * One entry of what the agent is told beside the transcript, as the view lists it: the

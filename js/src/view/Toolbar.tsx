@@ -1,8 +1,9 @@
 /** The chat's toolbar: the state panel and the event inspector toggles, and Clear (which asks
- * first). */
+ * first, and offers to reset the shared state too). */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { AgentPicker } from "./AgentPicker";
 import { useView } from "./context";
+import { focusMessageBox } from "./focus";
 import { useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
@@ -23,12 +24,21 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, 
   const cancel = useRef<HTMLButtonElement>(null);
   const opener = useRef<HTMLButtonElement>(null);
   const wasConfirming = useRef(false);
+  // After a clear the Clear button is disabled (nothing to clear): the focus goes to the message box.
+  const cleared = useRef(false);
 
   useEffect(() => {
     if (confirming) cancel.current?.focus();
+    else if (wasConfirming.current && cleared.current) focusMessageBox(opener.current);
     else if (wasConfirming.current) opener.current?.focus();
     wasConfirming.current = confirming;
+    cleared.current = false;
   }, [confirming]);
+  const clear = (resetState: boolean) => {
+    conn.send(resetState ? { kind: "clear", resetState } : { kind: "clear" });
+    cleared.current = true;
+    setConfirming(false);
+  };
 
   const empty = conn.mirror.messages().length === 0;
   const gets = useTrait("frontend_tools").length + useTrait("agent_context").length;
@@ -69,16 +79,12 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, 
             }
           }}
         >
-          <span class="agui-confirm-text">Clear the whole conversation?</span>
-          <button
-            type="button"
-            class="agui-btn agui-btn-danger agui-btn-small"
-            onClick={() => {
-              conn.send({ kind: "clear" });
-              setConfirming(false);
-            }}
-          >
+          <span class="agui-confirm-text">Clear the whole conversation? The shared state is kept.</span>
+          <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(false)}>
             Yes, clear
+          </button>
+          <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(true)}>
+            Clear and reset state
           </button>
           <button type="button" class="agui-btn agui-btn-small" ref={cancel} onClick={() => setConfirming(false)}>
             Cancel

@@ -25,5 +25,10 @@ export function moveFocusOnward(answered: HTMLElement | null): void {
       return;
     }
   }
-  chat.querySelector<HTMLElement>('textarea[aria-label="Message"]')?.focus();
+  focusMessageBox(chat);
+}
+
+/** Puts the focus in the message box of the chat that holds `inside`. */
+export function focusMessageBox(inside: Element | null): void {
+  inside?.closest(".agui-chat")?.querySelector<HTMLElement>('textarea[aria-label="Message"]')?.focus();
 }

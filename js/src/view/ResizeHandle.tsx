@@ -3,8 +3,12 @@
  * chat taller or shorter; a double-click goes back to the default height. The height it sets is
  * this view's own: the kernel's `height` trait is never written from a view, and a new value of it
  * replaces what was dragged.
+ *
+ * In a container that sets the chat's height (a panel: JupyterLab's output view, a sidecar) the
+ * chat fills that instead (hostHeight.ts), and there is no handle: the panel is what to resize.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useFillContainer } from "./hostHeight";
 
 export const MIN_HEIGHT = 160;
 export const MAX_HEIGHT = 4000;
@@ -25,6 +29,7 @@ type Props = {
 export function ResizeHandle({ target, onResize, onReset }: Props) {
   const [height, setHeight] = useState(0);
   const drag = useRef<{ pointerId: number; startY: number; startHeight: number } | null>(null);
+  const fills = useFillContainer(target);
 
   // aria-valuenow follows the height, whoever changed it (a drag, the trait, the window).
   useLayoutEffect(() => {
@@ -68,6 +73,7 @@ export function ResizeHandle({ target, onResize, onReset }: Props) {
     e.preventDefault();
   };
 
+  if (fills) return null;
   return (
     <div
       class="agui-resize"

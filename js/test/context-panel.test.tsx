@@ -25,7 +25,7 @@ describe("the Context panel", () => {
       ],
     });
     const { el } = await connected([], model);
-    const toggle = button(el, "Show what the agent gets");
+    const toggle = button(el, "Show context 3");
     assert.match(toggle.textContent ?? "", /Context\s*3/);
     assert.equal(panelOf(el), null, "closed until asked for");
     toggle.click();
@@ -45,7 +45,7 @@ describe("the Context panel", () => {
       agent_context: [{ description: "the data", preview: "", length: 0, live: true }],
     });
     const { el } = await connected([], model);
-    button(el, "Show what the agent gets").click();
+    button(el, "Show context 2").click();
     await settle();
     model.set("agent_context", [{ description: "the data", preview: "3 rows <b>x</b>", length: 15, live: true }]);
     model.set("frontend_tools", []);

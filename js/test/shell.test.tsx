@@ -262,7 +262,7 @@ describe("the state panel's editors", () => {
     const toggle = el.querySelector('input[type="checkbox"][role="switch"][aria-label="done"]') as HTMLInputElement;
     assert.ok(toggle, "a boolean is a switch");
     assert.equal(toggle.checked, true);
-    assert.equal(maybeButton(el, "Edit done"), null, "no free text for a boolean");
+    assert.equal(maybeButton(el, "Edit done: true"), null, "no free text for a boolean");
     toggle.click();
     await settle();
     assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/done", value: false }] }]);
@@ -279,7 +279,7 @@ describe("the state panel's editors", () => {
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
     await settle();
-    button(el, "Edit count").click();
+    button(el, "Edit count: 3").click();
     await settle();
     const box = textbox(el, "New value for count") as HTMLInputElement;
     assert.equal(box.type, "number");
@@ -298,12 +298,12 @@ describe("the state panel's editors", () => {
     const { el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
     await settle();
-    button(el, "Edit name").click();
+    button(el, "Edit name: \"Ada\"").click();
     await settle();
     assert.equal((textbox(el, "New value for name") as HTMLInputElement).type, "text");
     press(textbox(el, "New value for name"), "Escape");
     await settle();
-    button(el, "Edit nothing").click();
+    button(el, "Edit nothing: null").click();
     await settle();
     assert.equal((textbox(el, "New value for nothing") as HTMLInputElement).type, "text");
   });

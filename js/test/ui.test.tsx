@@ -380,7 +380,7 @@ describe("the state panel", () => {
     button(panel, "all 300 characters").click();
     await settle();
     assert.ok((panel.textContent ?? "").includes("x".repeat(300)));
-    button(panel, "Collapse todos").click();
+    button(panel, "Collapse todos [1 item]").click();
     await settle();
     assert.ok(!(panel.textContent ?? "").includes("buy milk"));
     model.kernel({ kind: "events", events: [ev.runStarted(), { type: "STATE_DELTA", delta: [{ op: "replace", path: "/city", value: "Oslo" }] }] });
@@ -392,7 +392,7 @@ describe("the state panel", () => {
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
     await settle();
-    button(el, "Edit todos/0/text").click();
+    button(el, 'Edit todos/0/text: "buy milk"').click();
     await settle();
     const box = textbox(el, "New value for todos/0/text");
     assert.equal(box.value, "buy milk");
@@ -400,9 +400,9 @@ describe("the state panel", () => {
     press(box, "Enter");
     assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/todos/0/text", value: true }] }]);
     await settle();
-    assert.equal((globalThis as any).document.activeElement?.getAttribute("aria-label"), "Edit todos/0/text", "the focus goes back to the value");
+    assert.equal((globalThis as any).document.activeElement?.getAttribute("aria-label"), 'Edit todos/0/text: "buy milk"', "the focus goes back to the value");
 
-    button(el, "Edit city").click();
+    button(el, 'Edit city: "Paris"').click();
     await settle();
     const city = textbox(el, "New value for city");
     city.value = "New York";
@@ -410,7 +410,7 @@ describe("the state panel", () => {
     assert.deepEqual(model.sentOf("state_edit")[1], { kind: "state_edit", patch: [{ op: "replace", path: "/city", value: "New York" }] });
     await settle();
 
-    button(el, "Edit a/b~c").click();
+    button(el, "Edit a/b~c: 1").click();
     await settle();
     const odd = textbox(el, "New value for a/b~c");
     odd.value = "2";
@@ -418,7 +418,7 @@ describe("the state panel", () => {
     assert.deepEqual(model.sentOf("state_edit")[2], { kind: "state_edit", patch: [{ op: "replace", path: "/a~1b~0c", value: 2 }] });
     await settle();
 
-    button(el, "Edit city").click();
+    button(el, 'Edit city: "Paris"').click();
     await settle();
     const cancelled = textbox(el, "New value for city");
     cancelled.value = "Rome";
@@ -437,7 +437,7 @@ describe("the state panel", () => {
     const { model, el } = await connected([], new FakeModel(), "seven");
     button(el, "Show state").click();
     await settle();
-    button(el, "Edit state").click();
+    button(el, 'Edit state: "seven"').click();
     await settle();
     const box = textbox(el, "New value for state");
     box.value = "[1, 2]";

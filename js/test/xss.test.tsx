@@ -379,7 +379,7 @@ describe("the view, with payloads in every place", () => {
     await settle();
     assert.ok(el.querySelectorAll(".agui-tool-error").length >= 3, "the failures are shown");
     assert.ok(maybeButton(el, "Approve") !== null, "an approval is asked");
-    button(el, "Show what the agent gets").click();
+    (el.querySelector('button[aria-label^="Show context"]') as HTMLButtonElement).click();
     await settle();
     assertInert(el, "Python tools");
   });
@@ -413,7 +413,7 @@ describe("the view, with payloads in every place", () => {
       agent_context: XSS_PAYLOADS.map((p, i) => ({ description: p, preview: p, length: p.length + i, live: i % 2 === 0 })),
     });
     const { el } = await connected([], model);
-    button(el, "Show what the agent gets").click();
+    (el.querySelector('button[aria-label^="Show context"]') as HTMLButtonElement).click();
     await settle();
     for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
     await settle();

@@ -25,7 +25,7 @@ chat"""
 def test_the_context_panel_shows_what_the_agent_gets_and_follows_the_notebook(lab):
     nb = lab.open([CHAT])
     chat = nb.chat()
-    toggle = chat.button("Show what the agent gets")
+    toggle = chat.root.get_by_role("button", name=re.compile(r"^Show context \d+$"))
     toggle.click()
     panel = chat.root.get_by_role("region", name="What the agent gets", exact=True)
     expect(panel).to_be_visible()

@@ -250,12 +250,12 @@ def test_08_state_edited_in_the_panel_reaches_cells_and_the_agent_and_back(lab):
     lesson = Lesson(lab, "08_")
     chat = lesson.chat
     panel = show_panel(chat, "state")
-    budget = panel.get_by_role("button", name="Edit budget", exact=True)
+    budget = panel.get_by_role("button", name="Edit budget:")
     expect(budget, "the state given to AgentChat").to_have_text("50")
 
     chat.send("add bread for 3")
     chat.wait_answer("Added bread")
-    expect(panel.get_by_role("button", name="Edit items/1/name", exact=True), "the agent's change").to_have_text('"bread"')
+    expect(panel.get_by_role("button", name="Edit items/1/name:"), "the agent's change").to_have_text('"bread"')
 
     budget.click()
     box = panel.get_by_role("spinbutton", name="New value for budget", exact=True)
@@ -403,7 +403,7 @@ def test_13_notebook_functions_answer_in_the_chat_and_the_risky_one_waits_for_ap
     chat.send("how big is the table now?")
     chat.wait_answer("The table has 40 rows")
 
-    chat.button("Show what the agent gets").click()
+    chat.root.get_by_role("button", name="Show context").click()
     panel = chat.root.get_by_role("region", name="What the agent gets", exact=True)
     tools = panel.get_by_role("list", name="Tools", exact=True).get_by_role("listitem")
     expect(tools.locator("code"), "the notebook's three functions").to_have_text(["top_customers", "plot_revenue", "delete_rows"])

@@ -16,7 +16,6 @@ import { ResizeHandle } from "./ResizeHandle";
 import { StatePanel } from "./StatePanel";
 import { Progress, StatusLine } from "./StatusLine";
 import { Toolbar } from "./Toolbar";
-import { useLive } from "./KernelBanner";
 
 export function App({ ctx }: { ctx: ViewContext }) {
   return (
@@ -110,8 +109,6 @@ function Chat() {
   const { pinned, pin } = useAutoScroll(scroller, content);
   const { follower } = useView();
   useEffect(() => follower.subscribe(pin), [follower, pin]);
-  const status = useTrait("status");
-  const live = useLive();
   const { height, resize, reset } = useChatHeight();
   const wide = useWiderThan(shell, SIDE_BY_SIDE_WIDTH);
   const [showState, setShowState] = useState(false);
@@ -145,8 +142,9 @@ function Chat() {
         )}
         <div class="agui-conversation">
           <div class="agui-scroll-area">
-            {/* Focusable, so the keyboard can scroll it; the log is what screen readers follow. */}
-            <div class="agui-scroll" ref={scroller} tabIndex={0} role="log" aria-label="Conversation" aria-busy={live && status === "running"}>
+            {/* Focusable, so the keyboard can scroll it. Not live: a streamed answer would be read
+                token by token; the status line says when an answer is finished (./Announcer.tsx). */}
+            <div class="agui-scroll" ref={scroller} tabIndex={0} role="log" aria-live="off" aria-label="Conversation">
               <div class="agui-transcript" ref={content}>
                 <MessageList scroller={scroller} content={content} following={pinned} />
                 <Progress />

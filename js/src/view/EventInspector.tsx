@@ -19,6 +19,7 @@ import { prettyValue } from "./format";
 import { useAutoScroll, useTopics } from "./hooks";
 import { JsonText, JsonValue } from "./Json";
 import { pure } from "./pure";
+import { useRovingTabStop } from "./roving";
 import {
   GEOMETRY,
   type Lane,
@@ -121,6 +122,9 @@ function saveText(name: string, text: string, near: Element): void {
 /** How an export reaches the user's disk. Replaceable because jsdom cannot download. */
 export const downloads: { save: (name: string, text: string, near: Element) => void } = { save: saveText };
 
+/** The event rows: together one Tab stop (./roving.ts), however many events the panel shows. */
+const EVENT_ROW = ".agui-event > details > summary";
+
 const NO_KERNEL = "No kernel: this view is disconnected, so it cannot ask for the run's record.";
 
 /**
@@ -165,6 +169,7 @@ export function EventInspector() {
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
   useAutoScroll(scroller, content);
+  const rowKeys = useRovingTabStop(content, EVENT_ROW);
 
   const events = conn.mirror.events();
   const base = conn.mirror.eventsBase;
@@ -217,7 +222,7 @@ export function EventInspector() {
           </button>
         )}
         {events.length === 0 && <div class="agui-empty">No events yet.</div>}
-        <div class="agui-runs" ref={content}>
+        <div class="agui-runs" ref={content} {...rowKeys}>
           {[...byGroup].map(([g, indices]) => {
             const group = groups[g] as RunGroup;
             return <RunSection key={base + group.from} group={group} indices={indices} />;

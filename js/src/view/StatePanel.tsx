@@ -120,12 +120,14 @@ const TreeNode = pure(function TreeNode({ name, path, label, value, depth, send 
   }
   const isArray = Array.isArray(value);
   const size = isArray ? (value as unknown[]).length : Object.keys(value as object).length;
+  const summary = isArray ? `[${size} ${size === 1 ? "item" : "items"}]` : `{${size} ${size === 1 ? "key" : "keys"}}`;
+  // The name holds what the button shows (WCAG 2.5.3), after the full path it stands for.
   return (
     <li class="agui-tree-item">
-      <button type="button" class="agui-tree-toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${label}`} onClick={() => setOpen(!open)}>
+      <button type="button" class="agui-tree-toggle" aria-expanded={open} aria-label={`${open ? "Collapse" : "Expand"} ${label} ${summary}`} onClick={() => setOpen(!open)}>
         <span class="agui-chevron" aria-hidden="true" />
         <span class="agui-tree-key">{name}</span>
-        <span class="agui-tree-summary">{isArray ? `[${size} ${size === 1 ? "item" : "items"}]` : `{${size} ${size === 1 ? "key" : "keys"}}`}</span>
+        <span class="agui-tree-summary">{summary}</span>
       </button>
       {open && (
         <ul class="agui-tree" role="list">
@@ -184,7 +186,7 @@ function Leaf({ name, path, label, value, send }: LeafProps) {
           }}
         />
       ) : (
-        <button ref={valueButton} type="button" class={`agui-leaf-value agui-v-${kind}`} aria-label={`Edit ${label}`} title="Edit" disabled={!live} onClick={() => setEditing(true)}>
+        <button ref={valueButton} type="button" class={`agui-leaf-value agui-v-${kind}`} aria-label={`Edit ${label}: ${shown}`} title="Edit" disabled={!live} onClick={() => setEditing(true)}>
           {shown}
         </button>
       )}

@@ -5,6 +5,7 @@
 import { useRef } from "preact/hooks";
 import type { RunInfo } from "../mirror";
 import type { Pending, Status, ToolSpec } from "../wire";
+import { AnswerAnnouncer } from "./Announcer";
 import { useView } from "./context";
 import { useTopics, useTrait } from "./hooks";
 import { useLive } from "./KernelBanner";
@@ -63,10 +64,13 @@ export function StatusLine() {
   else if (thinking) text = "Thinking";
   const shown: ShownStatus = live ? status : "disconnected";
   return (
-    <div class="agui-status" role="status" aria-live="polite" data-status={shown}>
-      {text}
-      {thinking && <Dots />}
-    </div>
+    <>
+      <div class="agui-status" role="status" aria-live="polite" data-status={shown}>
+        {text}
+        {thinking && <Dots />}
+      </div>
+      <AnswerAnnouncer />
+    </>
   );
 }
 

@@ -57,13 +57,15 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, 
       <button
         type="button"
         class="agui-tool-btn"
-        aria-label="Show what the agent gets"
+        aria-label={gets > 0 ? `Show context ${gets}` : "Show context"}
         aria-pressed={showContext}
         title="The tools and context the agent gets"
         onClick={onToggleContext}
       >
         <Icon name="agent" />
         <span class="agui-tool-btn-text">Context</span>
+        {/* the space makes the visible text "Context 3", as the name says (WCAG 2.5.3) */}
+        {gets > 0 && " "}
         {gets > 0 && <span class="agui-tool-btn-count">{gets}</span>}
       </button>
       <span class="agui-toolbar-gap" />

@@ -65,6 +65,16 @@ export const doc = window.document as unknown as Document;
 /** Lets Preact render and run its effects. */
 export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Waits until `holds()` is true, turning the event loop; fails after `timeoutMs` (a busy machine
+ * may take far longer than one `settle` to render). */
+export async function until(holds: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!holds()) {
+    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 export class FakeModel implements AnyModel {
   sent: Array<Record<string, unknown>> = [];
   private listeners = new Map<string, Set<ModelCallback>>();

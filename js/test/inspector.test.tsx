@@ -6,7 +6,7 @@ import { afterEach, describe, it, mock } from "node:test";
 import { EVENT_LOG_LIMIT, Mirror, RECORD_ANSWER_MS, RECORDS_KEPT } from "../src/mirror";
 import { downloads } from "../src/view/EventInspector";
 import type { AguiEvent } from "../src/wire";
-import { FakeModel, settle } from "./dom";
+import { FakeModel, settle, until } from "./dom";
 import { ev, readyMirror, recordText, snapshot } from "./helpers";
 import { button, connected } from "./mount";
 
@@ -172,7 +172,8 @@ describe("what a run sent", () => {
     answer(model, "old", null, "This run is no longer kept.");
     await toggle(part(runNamed(panel, "run r1"), "Sent"));
     answer(model, "r1", `${recordText("r1", RUN("r1"), INPUT("r1"))}not json\n`);
-    await settle();
+    const errorOf = (run: string) => text(part(runNamed(panel, run), "Sent"), ".agui-run-error");
+    await until(() => errorOf("run old") !== "" && errorOf("run r1") !== "", "both answers shown");
     assert.equal(text(part(runNamed(panel, "run old"), "Sent"), ".agui-run-error"), "This run is no longer kept.");
     assert.match(text(part(runNamed(panel, "run r1"), "Sent"), ".agui-run-error"), /could not be read: line 12 is not JSON/);
     assert.equal(text(part(runNamed(panel, "run r1"), "Sent"), ".agui-sent-preview"), "weather in Paris", "the rest is shown");

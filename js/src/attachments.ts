@@ -56,6 +56,27 @@ export function mediaKind(mimeType: string): "image" | "audio" | "video" | "docu
   return family === "image" || family === "audio" || family === "video" ? family : "document";
 }
 
+/** Formats a chip names by what a user calls them, rather than by the part's kind. */
+const FORMAT_LABELS: Record<string, string> = {
+  "text/plain": "text",
+  "text/markdown": "markdown",
+  "text/csv": "csv",
+  "application/json": "json",
+  "application/pdf": "pdf",
+};
+
+/**
+ * What a file's chip calls its kind, from its MIME type (the part's kind when it names none):
+ * "image", "audio", "video", a known format ("text", "pdf", "json"…), other text "text", else
+ * "file". One rule for a file waiting in the composer and the same file once sent.
+ */
+export function kindLabel(mimeType: string, kind = ""): string {
+  const mime = (mimeType.split(";")[0] ?? "").trim().toLowerCase();
+  const family = mime ? mediaKind(mime) : kind;
+  if (family === "image" || family === "audio" || family === "video") return family;
+  return FORMAT_LABELS[mime] ?? (mime.startsWith("text/") ? "text" : "file");
+}
+
 /** A file as the content part a `send` request carries (its bytes inline, as base64). */
 export async function partOf(file: File): Promise<MediaPart> {
   const dataUrl = await new Promise<string>((resolve, reject) => {

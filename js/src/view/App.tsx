@@ -115,6 +115,8 @@ function Chat() {
   const [showEvents, setShowEvents] = useState(false);
   const [showContext, setShowContext] = useState(false);
   const side = showState || showEvents || showContext;
+  // While the chat waits for the user, a narrow chat's panels give the transcript room (styles.css).
+  const awaiting = useTrait("pending").length > 0;
   return (
     <div
       ref={shell}
@@ -132,7 +134,7 @@ function Chat() {
         showContext={showContext}
         onToggleContext={() => setShowContext(!showContext)}
       />
-      <div class="agui-main" data-side={side ? "open" : "closed"}>
+      <div class="agui-main" data-side={side ? "open" : "closed"} data-awaiting={awaiting ? "" : undefined}>
         {side && (
           <div class="agui-side">
             {showState && <StatePanel />}

@@ -1,26 +1,48 @@
-/** Attachments as the chat shows them: a thumbnail for an image, a chip (name, type, size) for
- * any other file; in a sent message, and in the composer before sending, where each can be removed. */
-import { useEffect, useMemo } from "preact/hooks";
-import { type AttachmentInfo, attachmentInfo, humanSize, mimeOf, showsAsImage } from "../attachments";
+/** Attachments as the chat shows them: a thumbnail and its file name for an image (opened full
+ * size on a click, or Enter or Space), a chip (kind, name, size) for any other file; in a sent
+ * message, and in the composer before sending, where each can be removed. */
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { type AttachmentInfo, attachmentInfo, humanSize, kindLabel, mediaKind, mimeOf, showsAsImage } from "../attachments";
+import { ImageViewer } from "./ImageViewer";
 
 function Chip({ info }: { info: AttachmentInfo }) {
   const detail = [info.mimeType, info.size !== null ? humanSize(info.size) : ""].filter(Boolean).join(", ");
   return (
     <span class="agui-file-chip" title={detail ? `${info.name} (${detail})` : info.name}>
-      <span class="agui-file-kind">{info.kind}</span>
+      <span class="agui-file-kind">{kindLabel(info.mimeType, info.kind)}</span>
       <span class="agui-file-name">{info.name}</span>
       {info.size !== null && <span class="agui-file-size">{humanSize(info.size)}</span>}
     </span>
   );
 }
 
-function Attachment({ info }: { info: AttachmentInfo }) {
-  if (info.imageSrc === null) return <Chip info={info} />;
+/** An image: its thumbnail, a button that opens it full size, and its name under it. */
+function Thumbnail({ info, src }: { info: AttachmentInfo; src: string }) {
+  const [open, setOpen] = useState(false);
+  const opener = useRef<HTMLButtonElement>(null);
+  const size = info.size !== null ? ` (${humanSize(info.size)})` : "";
   return (
-    <figure class="agui-thumb" title={info.size !== null ? `${info.name} (${humanSize(info.size)})` : info.name}>
-      <img src={info.imageSrc} alt={info.name} loading="lazy" referrerpolicy="no-referrer" />
+    <figure class="agui-thumb">
+      <button type="button" class="agui-thumb-open" ref={opener} aria-haspopup="dialog" title={`Open ${info.name} full size${size}`} onClick={() => setOpen(true)}>
+        <img src={src} alt={info.name} loading="lazy" referrerpolicy="no-referrer" />
+      </button>
+      {/* the button already says the name (its image's alt): this is for the eye */}
+      <figcaption class="agui-thumb-name" aria-hidden="true">
+        {info.name}
+      </figcaption>
+      {open && <ImageViewer src={src} name={info.name} opener={opener} onClose={() => setOpen(false)} />}
     </figure>
   );
+}
+
+function Attachment({ info }: { info: AttachmentInfo }) {
+  return info.imageSrc === null ? <Chip info={info} /> : <Thumbnail info={info} src={info.imageSrc} />;
+}
+
+/** How a file not yet sent shows: as the part it will be. */
+function infoOfFile(file: File, imageSrc: string | null): AttachmentInfo {
+  const mimeType = mimeOf(file);
+  return { kind: mediaKind(mimeType), name: file.name || "pasted file", mimeType, size: file.size, imageSrc };
 }
 
 /** The media parts of a user message. */
@@ -46,7 +68,7 @@ export function OutgoingAttachments({ files }: { files: readonly File[] }) {
     <div class="agui-attachments" role="list" aria-label="Attachments">
       {files.map((file, i) => (
         <div role="listitem" key={i}>
-          <Chip info={{ kind: mimeOf(file).split("/")[0] === "image" ? "image" : "file", name: file.name || "pasted file", mimeType: mimeOf(file), size: file.size, imageSrc: null }} />
+          <Chip info={infoOfFile(file, null)} />
         </div>
       ))}
     </div>
@@ -65,8 +87,8 @@ export function HeldAttachment({ file, onRemove, disabled }: { file: File; onRem
     }
   }, [file]);
   useEffect(() => () => (url ? URL.revokeObjectURL(url) : undefined), [url]);
-  const name = file.name || "pasted file";
-  const info: AttachmentInfo = { kind: mimeType.split("/")[0] === "image" ? "image" : "file", name, mimeType, size: file.size, imageSrc: url };
+  const info = infoOfFile(file, url);
+  const name = info.name;
   return (
     <div class="agui-held" role="listitem">
       <Attachment info={info} />

@@ -12,6 +12,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
+import { attachmentInfo } from "../attachments";
 import { EVENT_LOG_LIMIT, type RunRecordEntry, textOf, toolCallsOf } from "../mirror";
 import type { AguiEvent, Message } from "../wire";
 import { useView } from "./context";
@@ -36,6 +37,7 @@ import {
   parseRecord,
   recordOffsets,
   runName,
+  runPrompts,
   runTiming,
   seconds,
   timelineSummary,
@@ -155,6 +157,38 @@ function useRecord(runId: string, wanted: boolean): { entry: RunRecordEntry | un
 const EARLIER = "(earlier)";
 const filterKey = (group: RunGroup) => group.runId || EARLIER;
 
+/** How much of the user's message a run's name in the picker keeps. */
+const PROMPT_CHARS = 32;
+
+/** What the user asked, in a few words: the message's text, else the names of its files. */
+function promptGist(message: Message): string {
+  const content = (message as { content?: unknown }).content;
+  const text = textOf(content).trim();
+  if (text) return clip(text, PROMPT_CHARS);
+  const files = Array.isArray(content) ? content.map(attachmentInfo).filter((info) => info !== null) : [];
+  return clip(files.map((info) => info.name).join(", "), PROMPT_CHARS);
+}
+
+/** A run as the run picker names it: “what the user asked” · when it started (the id in its
+ * title); the run's name when the transcript does not show what led to it. */
+export function pickerLabel(prompt: Message | undefined, startedAt: number | null, runId: string): string {
+  const gist = prompt ? promptGist(prompt) : "";
+  const what = gist ? `“${gist}”` : runName(runId);
+  return startedAt == null ? what : `${what} · ${new Date(startedAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" })}`;
+}
+
+/** Each run key of the picker with its label, from the first run of that key. */
+function pickerLabels(groups: readonly RunGroup[], events: readonly AguiEvent[], times: readonly (number | null)[], messages: readonly Message[]): Map<string, string> {
+  const prompts = runPrompts(groups, events, messages);
+  const labels = new Map<string, string>();
+  groups.forEach((group, g) => {
+    const key = filterKey(group);
+    if (labels.has(key)) return;
+    labels.set(key, key === EARLIER ? "earlier events" : pickerLabel(prompts[g], group.started ? (times[group.from] ?? null) : null, key));
+  });
+  return labels;
+}
+
 function groupLabel(group: RunGroup): string {
   if (!group.started) return group.runId ? `earlier events (${runName(group.runId)})` : "earlier events";
   return runName(group.runId);
@@ -162,7 +196,8 @@ function groupLabel(group: RunGroup): string {
 
 export function EventInspector() {
   const { conn } = useView();
-  useTopics("events", "ready", "records");
+  // "list": a run's name in the picker is the user message that led to it
+  useTopics("events", "ready", "records", "list");
   const [filter, setFilter] = useState("");
   const [runFilter, setRunFilter] = useState("");
   const [shown, setShown] = useState(RENDERED_ROWS);
@@ -176,6 +211,7 @@ export function EventInspector() {
   const groups = groupRuns(events);
   const types: string[] = [...new Set(events.map((e) => e.type as string))].sort();
   const runKeys = [...new Set(groups.map(filterKey))];
+  const runLabels = pickerLabels(groups, events, conn.mirror.eventTimes(), conn.mirror.messages());
   const rows: Array<{ group: number; index: number }> = [];
   groups.forEach((group, g) => {
     if (runFilter && filterKey(group) !== runFilter) return;
@@ -192,11 +228,17 @@ export function EventInspector() {
     <section class="agui-panel agui-events" aria-label="Events">
       <div class="agui-panel-head">
         <span class="agui-panel-title">Events</span>
-        <select class="agui-input agui-input-small" aria-label="Filter events by run" value={runFilter} onChange={(e) => setRunFilter(e.currentTarget.value)}>
+        <select
+          class="agui-input agui-input-small agui-run-picker"
+          aria-label="Filter events by run"
+          title={runFilter && runFilter !== EARLIER ? `run ${runFilter}` : undefined}
+          value={runFilter}
+          onChange={(e) => setRunFilter(e.currentTarget.value)}
+        >
           <option value="">All runs</option>
           {runKeys.map((key) => (
-            <option key={key} value={key}>
-              {key === EARLIER ? "earlier events" : runName(key)}
+            <option key={key} value={key} title={key === EARLIER ? undefined : `run ${key}`}>
+              {runLabels.get(key)}
             </option>
           ))}
           {runFilter && !runKeys.includes(runFilter) && <option value={runFilter}>{runFilter === EARLIER ? "earlier events" : runName(runFilter)}</option>}

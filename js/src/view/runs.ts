@@ -6,7 +6,8 @@
  * Times are milliseconds since the run's RUN_STARTED, null where unknown: the snapshot's tail
  * carries no times, so after a reload a run has none until its record comes.
  */
-import type { AguiEvent } from "../wire";
+import { toolCallsOf } from "../mirror";
+import type { AguiEvent, Message } from "../wire";
 
 /** How a run ended, as its last event says; `running`: no end yet; `incomplete`: another run
  * began before this one's end was seen. */
@@ -68,6 +69,72 @@ export function shortId(id: string): string {
 /** "run r1", or the id alone when it says "run" itself (the kernel's `run-…` ids). */
 export function runName(id: string): string {
   return /^run\b/i.test(id) ? shortId(id) : `run ${shortId(id)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the user asked: the user message that led to each run
+// ---------------------------------------------------------------------------------------------
+
+/** Where the transcript holds each message, and each tool call's message. */
+function transcriptSlots(messages: readonly Message[]): { slots: Map<string, number>; calls: Map<string, number> } {
+  const slots = new Map<string, number>();
+  const calls = new Map<string, number>();
+  messages.forEach((m, i) => {
+    slots.set(m.id, i);
+    for (const call of toolCallsOf(m)) calls.set(call.id, i);
+  });
+  return { slots, calls };
+}
+
+/** The transcript slot of the first message a run's events name (what the run wrote), or -1. */
+function firstSlotOf(group: RunGroup, events: readonly AguiEvent[], slots: Map<string, number>, calls: Map<string, number>): number {
+  for (let i = group.from; i < group.to; i++) {
+    const e = events[i] as Loose;
+    const byMessage = typeof e.messageId === "string" ? slots.get(e.messageId) : undefined;
+    const byCall = typeof e.toolCallId === "string" ? calls.get(e.toolCallId) : undefined;
+    const slot = byMessage ?? byCall;
+    if (slot !== undefined) return slot;
+  }
+  return -1;
+}
+
+/** The slot of the last user message in a RUN_STARTED's `input` (when the agent sent it), or -1. */
+function inputSlotOf(event: AguiEvent | undefined, slots: Map<string, number>): number {
+  const input = event?.type === "RUN_STARTED" ? (event as Loose).input : undefined;
+  const sent = input && typeof input === "object" ? (input as Loose).messages : undefined;
+  if (!Array.isArray(sent)) return -1;
+  const last = [...sent].reverse().find((m) => m && typeof m === "object" && (m as Loose).role === "user") as Loose | undefined;
+  return typeof last?.id === "string" ? (slots.get(last.id) ?? -1) : -1;
+}
+
+/**
+ * The user message that led to each run, index by index with `groups` (undefined where the
+ * transcript does not show it): the one its RUN_STARTED's input ends with, else the last user
+ * message before the first message the run wrote. A run that wrote nothing (it failed at once,
+ * or was stopped) takes the first user message after the previous run's (the next one asked),
+ * or the previous run's own when there is none (a run resuming the same turn).
+ */
+export function runPrompts(groups: readonly RunGroup[], events: readonly AguiEvent[], messages: readonly Message[]): Array<Message | undefined> {
+  const { slots, calls } = transcriptSlots(messages);
+  const lastUserAt: number[] = [];
+  messages.forEach((m, i) => lastUserAt.push(m.role === "user" ? i : i > 0 ? (lastUserAt[i - 1] as number) : -1));
+  const known = groups.map((group) => {
+    const given = group.started ? inputSlotOf(events[group.from], slots) : -1;
+    if (given !== -1) return given;
+    const first = firstSlotOf(group, events, slots, calls);
+    return first === -1 ? null : (lastUserAt[first] as number);
+  });
+  const found: number[] = [];
+  known.forEach((slot, g) => {
+    if (slot !== null) return void found.push(slot);
+    const previous = g > 0 ? (found[g - 1] as number) : -1;
+    const next = known.slice(g + 1).find((s): s is number => s !== null && s !== -1) ?? messages.length;
+    const asked = messages.map((m, i) => (m.role === "user" && i > previous && i < next ? i : -1)).filter((i) => i !== -1);
+    // Nothing known before: the latest question before the next run's is this run's.
+    const pick = previous === -1 ? asked.at(-1) : asked[0];
+    found.push(pick ?? previous);
+  });
+  return found.map((slot) => (slot === -1 ? undefined : messages[slot]));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -50,8 +50,9 @@ describe("message actions", () => {
 
   it("edits the last user message and sends it again; Escape cancels", async () => {
     const { model, el } = await connected(conversation);
-    assert.equal(el.querySelectorAll('button[aria-label="Edit message"]').length, 1, "only the last user message");
-    button(el, "Edit message").click();
+    assert.equal(el.querySelectorAll('button[aria-label="Edit message"]').length, 2, "every user message");
+    const editLast = () => button(el.querySelector('[data-row="u2"]') as HTMLElement, "Edit message");
+    editLast().click();
     await settle();
     const box = textbox(el, "Edited message") as HTMLTextAreaElement;
     assert.equal(box.value, "second question");
@@ -60,7 +61,7 @@ describe("message actions", () => {
     assert.equal(el.querySelector('textarea[aria-label="Edited message"]'), null);
     assert.equal(model.sentOf("edit").length, 0);
 
-    button(el, "Edit message").click();
+    editLast().click();
     await settle();
     const again = textbox(el, "Edited message") as HTMLTextAreaElement;
     again.value = "second question, reworded";
@@ -502,7 +503,8 @@ describe("accessible names", () => {
     const { model, el } = await connected(conversation);
     assert.ok(textbox(el, "Message"));
     button(el, "Send");
-    for (const name of ["Show state", "Show events", "Clear conversation", "Regenerate", "Edit message"]) button(el, name);
+    for (const name of ["Show state", "Show events", "Clear conversation", "Regenerate"]) button(el, name);
+    assert.equal(el.querySelectorAll('button[aria-label="Edit message"]').length, 2, "Edit, on each user message");
     model.set("status", "running");
     await settle();
     button(el, "Stop");

@@ -265,7 +265,7 @@ def test_edit_and_send_follows_the_new_answer_when_the_edited_message_sits_above
 
     throttle(nb)
     edited.hover()
-    chat.button("Edit message").click()
+    chat.root.locator(".agui-row-user[data-row]").last.get_by_role("button", name="Edit message", exact=True).click()
     editor = chat.root.get_by_role("textbox", name="Edited message", exact=True)
     editor.fill("second, edited")
     chat.root.get_by_role("button", name="Save and send", exact=True).click()

@@ -230,7 +230,7 @@ def test_a_10000_message_transcript_draws_few_rows_scrolls_anywhere_and_still_fo
     jump(chat).click()
     expect(jump(chat)).to_have_count(0)
     chat.user_bubbles.last.hover()
-    chat.button("Edit message").click()
+    chat.root.locator(".agui-row-user[data-row]").last.get_by_role("button", name="Edit message", exact=True).click()
     editor = chat.root.get_by_role("textbox", name="Edited message", exact=True)
     editor.fill("hello again, edited")
     chat.root.get_by_role("button", name="Save and send", exact=True).click()

@@ -247,9 +247,9 @@ def test_regenerate_replaces_the_last_answer_and_editing_the_last_message_reruns
     assert after[3][0] != before[3][0], "the answer is a new message"
 
     # Edit the last user message: it is replaced and the chat runs from it.
-    expect(chat.button("Edit message"), "only the last user message offers 'Edit message'").to_have_count(1)
+    expect(chat.button("Edit message"), "every user message offers 'Edit message'").to_have_count(2)
     chat.user_bubbles.last.hover()
-    chat.button("Edit message").click()
+    chat.root.locator(".agui-row-user[data-row]").last.get_by_role("button", name="Edit message", exact=True).click()
     box = chat.root.get_by_role("textbox", name="Edited message", exact=True)
     expect(box, "the edit box should open, focused, with the message").to_be_focused()
     expect(box).to_have_value("second")

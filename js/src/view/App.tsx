@@ -1,7 +1,7 @@
 /** The chat view: a toolbar (state panel, event inspector, clear), the transcript (scrolling,
  * following the stream), what the chat waits for, a status line, notices, and the input, in a
  * box of a fixed height (the `height` trait, or the resize handle) that the panels share. */
-import { useCallback, useEffect, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { warn } from "../log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext, useView } from "./context";
@@ -45,11 +45,11 @@ function Boundary() {
  * Keys typed in the chat belong to the chat, not to the notebook around it.
  *
  * JupyterLab (and Notebook 7) skip their shortcuts for events from inside an element marked
- * `data-lm-suppress-shortcuts`, so typing cannot run, add or delete cells. Lab also cancels line
- * breaks and undo inside cells from its document-level keydown listener; stopping text-editing
- * keys here, before they bubble to the document, keeps Enter, Shift+Enter and Ctrl+Z working in
- * our boxes. Other Ctrl/Cmd combinations go through with the mark lifted for that key's dispatch,
- * so Ctrl+S still saves the notebook.
+ * `data-lm-suppress-shortcuts`, so typing cannot run, add or delete cells. Text-editing keys
+ * typed in our boxes stop here, before they bubble to the notebook. Lab also cancels the
+ * browser's line breaks and undo inside a notebook, from a listener it puts on the box itself:
+ * the boxes do those themselves (./keys.ts). Other Ctrl/Cmd combinations go through with the
+ * mark lifted for that key's dispatch, so Ctrl+S still saves the notebook.
  */
 const SUPPRESS = "data-lm-suppress-shortcuts";
 const EDITING_COMBOS = new Set(["a", "c", "v", "x", "z", "y", "backspace", "delete", "home", "end", "arrowleft", "arrowright", "arrowup", "arrowdown"]);
@@ -106,9 +106,10 @@ function Chat() {
   const shell = useRef<HTMLDivElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const content = useRef<HTMLDivElement>(null);
-  const { pinned, pin } = useAutoScroll(scroller, content);
+  const { pinned, pin, unpin } = useAutoScroll(scroller, content);
   const { follower } = useView();
-  useEffect(() => follower.subscribe(pin), [follower, pin]);
+  // Heard from the first render on: a button pressed at once must not find nobody listening.
+  useLayoutEffect(() => follower.subscribe((following) => (following ? pin() : unpin())), [follower, pin, unpin]);
   const { height, resize, reset } = useChatHeight();
   const wide = useWiderThan(shell, SIDE_BY_SIDE_WIDTH);
   const [showState, setShowState] = useState(false);

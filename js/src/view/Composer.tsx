@@ -15,7 +15,7 @@ import { useView } from "./context";
 import { useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { KernelBanner, useLive } from "./KernelBanner";
-import { insertLineBreak, isComposing } from "./keys";
+import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
 
 export function Composer({ onSent }: { onSent?: () => void }) {
   const { conn, follower } = useView();
@@ -121,7 +121,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   };
 
   const onKeyDown = (e: KeyboardEvent) => {
-    if (isComposing(e)) return;
+    if (isComposing(e) || undoOrRedo(e)) return;
     if (e.key === "Escape") {
       // Out of the box, so the notebook's own keys work again from here.
       e.preventDefault();

@@ -9,7 +9,9 @@ import { type PastRun, runTraces } from "../history";
 import { textOf, toolCallsOf } from "../mirror";
 import type { Message, RenderMessage } from "../wire";
 import { Bundle } from "./Bundle";
+import { focusMessageBox } from "./focus";
 import { useView } from "./context";
+import { isDemoAgent } from "./demoAgent";
 import { useOutbox, useSubscription, useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
@@ -31,8 +33,8 @@ function pushTo<T>(groups: Map<string, T[]>, key: string, item: T): void {
   else groups.set(key, [item]);
 }
 
-/** The ids the message actions hang on: the last user message (Edit) and the answer after it
- * (Regenerate). */
+/** The ids the message actions hang on: the last user message (the Edit that replaces no other
+ * turn) and the answer after it (Regenerate). */
 export function lastTurn(messages: readonly Message[]): { user: string | null; answer: string | null } {
   let user: string | null = null;
   let answer: string | null = null;
@@ -194,7 +196,7 @@ function messageRow(m: Message, lastUser: boolean, lastAnswer: boolean, author: 
   const row: WindowRow = {
     key: m.id,
     guess: (x) => (shownAlone ? memoGuess(m, x, () => guessMessage(m, x)) + (author ? 1.6 * x.font : 0) : 0),
-    render: () => <MessageRow key={m.id} id={m.id} lastUser={lastUser} lastAnswer={lastAnswer} author={author} />,
+    render: () => <MessageRow key={m.id} id={m.id} editable={m.role === "user"} lastUser={lastUser} lastAnswer={lastAnswer} author={author} />,
   };
   made.set(m, { row, lastUser, lastAnswer, author, shownAlone });
   return row;
@@ -229,13 +231,21 @@ export function guessMessage(message: Message, m: Metrics): number {
   }
 }
 
-/** An empty chat: the agent's starter prompts when it has some, else a line saying what to do. */
+/** An empty chat: the agent's starter prompts when it has some, else a line saying what to do;
+ * with the demo agent, that it answers `help`. */
 function EmptyChat() {
   const starters = useStarters();
+  const demo = isDemoAgent(useTrait("frontend_tools"), useTrait("agent_names"));
   return (
     <div class="agui-welcome">
       <div class="agui-empty">
         {starters ? "No messages yet. Start with one of these, or type your own below." : "No messages yet. Type a message below and press Enter to start."}
+        {demo && (
+          <>
+            {" "}
+            The demo agent answers <code>help</code> with what it can show.
+          </>
+        )}
       </div>
       <Suggestions />
     </div>
@@ -409,8 +419,10 @@ export function ErrorBanner() {
         <button
           type="button"
           class="agui-btn agui-btn-small"
-          onClick={() => {
-            if (conn.send({ kind: "regenerate" })) follower.follow();
+          onClick={(e) => {
+            if (!conn.send({ kind: "regenerate" })) return;
+            follower.follow();
+            focusMessageBox(e.currentTarget); // this banner goes: the keyboard waits in the message box
           }}
         >
           <Icon name="retry" />

@@ -14,7 +14,8 @@ import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
 import { useLive } from "./KernelBanner";
-import { insertLineBreak, isComposing } from "./keys";
+import { focusMessageBox } from "./focus";
+import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
 import { Markdown } from "./Markdown";
 import { pure } from "./pure";
 import { FoldingText, PlainText } from "./Text";
@@ -25,7 +26,9 @@ export type Author = "user" | "assistant";
 
 type RowProps = {
   id: string;
-  /** the last user message: it can be edited and sent again */
+  /** a user message of the transcript: it can be edited and sent again (what followed it goes) */
+  editable?: boolean;
+  /** the last user message (nothing but its answer follows it) */
   lastUser?: boolean;
   /** the last answer: it can be regenerated */
   lastAnswer?: boolean;
@@ -55,7 +58,7 @@ function Guard({ id, children }: { id: string; children: ComponentChildren }) {
   return <>{children}</>;
 }
 
-function MessageBody({ id, lastUser = false, lastAnswer = false, author }: RowProps) {
+function MessageBody({ id, editable = false, lastUser = false, lastAnswer = false, author }: RowProps) {
   const { conn } = useView();
   const message = useMessage(id);
   const live = useLive();
@@ -65,7 +68,7 @@ function MessageBody({ id, lastUser = false, lastAnswer = false, author }: RowPr
   const label = author ? <AuthorLine author={author} /> : null;
   switch (message.role) {
     case "user":
-      return <UserMessage message={message} editable={lastUser} label={label} />;
+      return <UserMessage message={message} editable={editable} last={lastUser} label={label} />;
     case "assistant":
       return <AssistantMessage message={message} streaming={streaming} regenerable={lastAnswer} label={label} />;
     case "reasoning":
@@ -167,8 +170,11 @@ function CopyMessage({ text }: { text: string }) {
 function RegenerateButton() {
   const { conn, follower } = useView();
   if (!useIdle()) return null;
-  const regenerate = () => {
-    if (conn.send({ kind: "regenerate" })) follower.follow();
+  const regenerate = (e: MouseEvent) => {
+    if (!conn.send({ kind: "regenerate" })) return;
+    follower.follow();
+    // This button goes while the run is on: the keyboard waits in the message box, not the page.
+    focusMessageBox(e.currentTarget as Element);
   };
   return (
     <button type="button" class="agui-action" aria-label="Regenerate" title="Regenerate the answer" onClick={regenerate}>
@@ -177,10 +183,11 @@ function RegenerateButton() {
   );
 }
 
-function EditButton({ onEdit, button }: { onEdit: () => void; button: { current: HTMLButtonElement | null } }) {
+function EditButton({ onEdit, button, last }: { onEdit: () => void; button: { current: HTMLButtonElement | null }; last: boolean }) {
   if (!useIdle()) return null;
+  const title = last ? "Edit and send again" : "Edit and send again (the messages after it are replaced)";
   return (
-    <button type="button" class="agui-action" ref={button} aria-label="Edit message" title="Edit and send again" onClick={onEdit}>
+    <button type="button" class="agui-action" ref={button} aria-label="Edit message" title={title} onClick={onEdit}>
       <Icon name="edit" />
     </button>
   );
@@ -188,7 +195,7 @@ function EditButton({ onEdit, button }: { onEdit: () => void; button: { current:
 
 type Label = { label: ComponentChildren };
 
-function UserMessage({ message, editable, label }: { message: Extract<Message, { role: "user" }>; editable: boolean } & Label) {
+function UserMessage({ message, editable, last, label }: { message: Extract<Message, { role: "user" }>; editable: boolean; last: boolean } & Label) {
   const [editing, setEditing] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
   // After a cancelled edit the keyboard goes back to the Edit button, not to the page.
@@ -219,21 +226,24 @@ function UserMessage({ message, editable, label }: { message: Extract<Message, {
       <div class="agui-actions-bar">
         <MessageTime id={message.id} />
         {text !== "" && <CopyMessage text={text} />}
-        {editable && <EditButton button={editButton} onEdit={() => setEditing(true)} />}
+        {editable && <EditButton button={editButton} last={last} onEdit={() => setEditing(true)} />}
       </div>
     </div>
   );
 }
 
-/** The last user message in a box: Enter (or "Save and send") replaces it and runs again;
- * Escape (or Cancel) leaves it as it was. */
+/** A user message in a box: Enter (or "Save and send") replaces it, drops what followed it and
+ * runs again from there; Escape (or Cancel) leaves it as it was. While it is open the transcript
+ * stays where it is: following the end would scroll the box out of view. */
 function EditBox({ message, text, label, onDone }: { message: Message; text: string; onDone: (cancelled: boolean) => void } & Label) {
   const { conn, follower } = useView();
   const box = useRef<HTMLTextAreaElement>(null);
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    el.focus();
+    follower.stay();
+    el.focus({ preventScroll: true });
+    el.scrollIntoView?.({ block: "nearest" });
     el.setSelectionRange(el.value.length, el.value.length);
   }, []);
   const save = () => {
@@ -244,6 +254,7 @@ function EditBox({ message, text, label, onDone }: { message: Message; text: str
     if (!conn.send({ kind: "edit", messageId: message.id, text: value })) return;
     // The new answer comes below this message, maybe far below a long old answer: follow it.
     follower.follow();
+    focusMessageBox(box.current); // the edit box goes: the keyboard waits in the message box
     onDone(false);
   };
   return (
@@ -257,6 +268,7 @@ function EditBox({ message, text, label, onDone }: { message: Message; text: str
           rows={3}
           defaultValue={text}
           onKeyDown={(e) => {
+            if (undoOrRedo(e)) return;
             if (e.key === "Escape" && !isComposing(e)) {
               e.preventDefault();
               onDone(true);

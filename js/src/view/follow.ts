@@ -51,6 +51,13 @@ export class ScrollFollower {
     this.toEnd();
   }
 
+  /** Stop following: the user works on something above the end (an edit box), and growth
+   * below must not pull it out of view. Reaching the end again follows again, as ever. */
+  stop(): void {
+    this.gestureUntil = 0;
+    this.set(false);
+  }
+
   /** Starts listening; returns the function that stops. */
   attach(): () => void {
     const { box } = this;

@@ -66,19 +66,23 @@ export function useRunner(): void {
 
 /**
  * Keeps a scroll box at its end while its content grows, until the user scrolls away (see
- * ScrollFollower for what counts as the user). Returns whether it follows, and a function that
- * makes it follow again (and go to the end).
+ * ScrollFollower for what counts as the user). Returns whether it follows, a function that
+ * makes it follow again (and go to the end), and one that stops it following.
  */
 export function useAutoScroll(
   scroller: { current: HTMLElement | null },
   content: { current: HTMLElement | null },
-): { pinned: boolean; pin: () => void } {
+): { pinned: boolean; pin: () => void; unpin: () => void } {
   const [pinned, setPinned] = useState(true);
   const follower = useRef<ScrollFollower | null>(null);
 
   const pin = useCallback(() => {
     if (follower.current) follower.current.follow();
     else setPinned(true);
+  }, []);
+  const unpin = useCallback(() => {
+    if (follower.current) follower.current.stop();
+    else setPinned(false);
   }, []);
 
   useLayoutEffect(() => {
@@ -95,5 +99,5 @@ export function useAutoScroll(
     };
   }, [scroller, content]);
 
-  return { pinned, pin };
+  return { pinned, pin, unpin };
 }

@@ -25,3 +25,27 @@ export function insertLineBreak(event: KeyboardEvent, box: HTMLTextAreaElement):
 export function isComposing(event: KeyboardEvent): boolean {
   return event.isComposing || event.keyCode === 229;
 }
+
+/**
+ * Undo (Ctrl/Cmd+Z) and redo (Ctrl/Cmd+Shift+Z, Ctrl+Y) in one of the view's text boxes, done
+ * here. Inside a notebook JupyterLab cancels the browser's own undo of any element under its
+ * document (it undoes cell edits instead), from a listener it puts on the box itself, so keeping
+ * the key from bubbling is not enough. `execCommand` runs the browser's native undo; when it has
+ * nothing to undo (or is missing) the key is left to the browser. Returns whether it was such a key.
+ */
+export function undoOrRedo(event: KeyboardEvent): boolean {
+  const key = event.key.toLowerCase();
+  const accel = event.ctrlKey || event.metaKey;
+  if (!accel || event.altKey || isComposing(event)) return false;
+  const redo = (key === "z" && event.shiftKey) || (key === "y" && event.ctrlKey && !event.shiftKey);
+  if (key !== "z" && !redo) return false;
+  event.stopPropagation(); // the notebook's own Undo must not take the key either
+  let done = false;
+  try {
+    done = typeof document.execCommand === "function" && document.execCommand(redo ? "redo" : "undo");
+  } catch {
+    done = false;
+  }
+  if (done) event.preventDefault();
+  return true;
+}

@@ -3,7 +3,9 @@
 One notebook page per theme goes through six states of the demo agent's chat (empty; after
 "help" and a tool card; an approval pending; the State and Events panels open; an error; an accent
 set by a browser tool), and axe-core checks the chat's own element in each: every WCAG 2.0, 2.1
-and 2.2 A/AA rule it knows must pass, colour contrast included.
+and 2.2 A/AA rule it knows must pass, colour contrast included (the test fails if axe did not
+measure contrast at all). Axe does not look at focus: Send and Approve, focused from the keyboard,
+must show a ring outside them that stands out from what surrounds them.
 """
 
 from __future__ import annotations
@@ -31,15 +33,26 @@ QUICKSTART = "from agui_widget import AgentChat\n\nchat = AgentChat()\nchat"
 # every element as outside the page and skip the colour contrast it cannot sample.
 MEASURABLE_PAGE = "html, body { min-height: 100vh !important; }"
 
+# Colours are measured as they end, not halfway through a CSS transition (a new accent, a focus
+# ring): the CSS transitions under way end first (they always end, unlike the spinners' animations).
+TRANSITIONS_ENDED = """
+(el, subtree) => Promise.all(
+  el.getAnimations({ subtree }).filter((a) => a instanceof CSSTransition).map((a) => a.finished.catch(() => null)),
+)
+"""
+
 RUN_AXE = """
 async ([root, tags]) => {
   const result = await window.axe.run(root, { runOnly: { type: "tag", values: tags }, resultTypes: ["violations"] });
-  return result.violations.map((v) => ({
+  const found = result.violations.map((v) => ({
     id: v.id,
     impact: v.impact,
     help: v.help,
     nodes: v.nodes.map((n) => ({ target: n.target.join(" "), summary: n.failureSummary, html: n.html.slice(0, 160) })),
   }));
+  // an element's contrast passed or failed: axe could sample the page's colours
+  const measured = [...result.passes, ...result.violations].some((r) => r.id === "color-contrast");
+  return { found, measured };
 }
 """
 
@@ -54,7 +67,10 @@ def prepare_axe(page: Page) -> None:
 
 def violations(chat: ChatView) -> list[dict[str, Any]]:
     """What axe-core finds wrong in the chat's element against WCAG 2.2 A and AA."""
-    return chat.root.page.evaluate(RUN_AXE, [chat.root.element_handle(), WCAG_TAGS])
+    chat.root.evaluate(TRANSITIONS_ENDED, True)
+    result = chat.root.page.evaluate(RUN_AXE, [chat.root.element_handle(), WCAG_TAGS])
+    assert result["measured"], "axe measured no colour contrast in the chat: the page gives it nothing to sample"
+    return result["found"]
 
 
 def readable(state: str, found: list[dict[str, Any]]) -> str:
@@ -83,6 +99,7 @@ RING_JS = r"""
     width: parseFloat(style.outlineWidth),
     offset: parseFloat(style.outlineOffset),
     color: [r, g, b],
+    css: style.outlineColor,
   };
 }
 """
@@ -93,6 +110,7 @@ def ring_problems(name: str, control: Locator) -> list[str]:
     from the background around it."""
     control.page.keyboard.press("Shift")  # the last input is the keyboard: focus shows as it would after Tab
     control.focus()
+    control.evaluate(TRANSITIONS_ENDED, False)
     ring = control.evaluate(RING_JS)
     around = colours(control.locator("xpath=.."))["background"]
     problems = []
@@ -101,7 +119,8 @@ def ring_problems(name: str, control: Locator) -> list[str]:
     if ring["style"] in ("none", "hidden") or ring["width"] < 2 or ring["offset"] < 0:
         problems.append(f"{name}: no ring outside the control ({ring})")
     if contrast(ring["color"], around) < MIN_RING_CONTRAST:
-        problems.append(f"{name}: its ring {ring['color']} is {contrast(ring['color'], around):.2f}:1 against {around}")
+        ratio = contrast(ring["color"], around)
+        problems.append(f"{name}: its ring {ring['css']} ({ring['color']}) is {ratio:.2f}:1 against {around}")
     control.blur()
     return problems
 

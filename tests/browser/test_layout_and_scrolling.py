@@ -350,16 +350,15 @@ def test_events_panel_shows_run_error_as_an_error_not_as_a_finished_run(lab):
 
     panel = show_panel(chat, "events")
     expect(panel.locator("li.agui-event[data-type=RUN_ERROR]")).to_have_count(1)
+    # The error's text in the transcript is in the theme's error colour (made readable on its
+    # background, as every state colour is); RUN_ERROR in the panel must read the same.
+    error_text = chat.error_line.locator(".agui-error-text")
     seen = panel.evaluate(
-        """(panel) => {
+        """(panel, errorText) => {
             const colour = (type) => getComputedStyle(panel.querySelector(`li.agui-event[data-type=${type}] .agui-event-type`)).color;
-            const probe = document.createElement("span");
-            probe.style.color = "var(--agui-error)";
-            panel.appendChild(probe);
-            const error = getComputedStyle(probe).color;
-            probe.remove();
-            return { runError: colour("RUN_ERROR"), runFinished: colour("RUN_FINISHED"), error };
-        }"""
+            return { runError: colour("RUN_ERROR"), runFinished: colour("RUN_FINISHED"), error: getComputedStyle(errorText).color };
+        }""",
+        error_text.element_handle(),
     )
     assert seen["runError"] != seen["runFinished"], f"RUN_ERROR is coloured like RUN_FINISHED: {seen}"
     assert seen["runError"] == seen["error"], f"RUN_ERROR should have the theme's error colour: {seen}"

@@ -66,10 +66,13 @@ class _CssColor(traitlets.Unicode):
     """A CSS colour the views set as a custom property: nothing that could carry other CSS."""
 
     def validate(self, obj: Any, value: Any) -> str:
+        text = super().validate(obj, value)
+        if text == "":  # the theme's own (every chat's default): nothing to check or to load
+            return text
         from ._wire_requests import css_color  # the requests' declarations load on first use
 
         try:
-            return css_color(super().validate(obj, value))
+            return css_color(text)
         except ValueError as exc:
             raise traitlets.TraitError(f"chat.{self.name}: {exc}") from None
 

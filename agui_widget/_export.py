@@ -243,6 +243,9 @@ messages that fit). JupyterLab renders that Markdown whenever it is written, bef
 exists and again after each change, hidden or not: measured (benchmarks/browser_latency.py), about
 3 ms per 1,000 characters before the view of a 10,000-message chat exists (200 KB of it kept that
 view from the page for about a second). The whole conversation is ``chat.to_markdown()``."""
+RECONNECT_HINT = "*The conversation as last saved. The chat runs only with its notebook's kernel: run this cell to reconnect it.*"
+"""The kept copy's first line. Opened without its kernel, JupyterLab shows its own "model not found"
+above the copy (its widget manager's words, which a widget cannot change); this line says what to do."""
 SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript"
 """Marks the kept conversation's block, so the chat's views can hide it (js/src/savedOutput.ts)."""
 
@@ -288,7 +291,7 @@ class SavedOutput:
         session = self._session
         markdown = to_markdown(session.messages, state=session.state, limit=MARKDOWN_LIMIT)
         return {
-            "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.display_id}">\n\n{markdown}\n</div>\n',
+            "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.display_id}">\n\n{RECONNECT_HINT}\n\n{markdown}\n</div>\n',
             "text/plain": to_text(session.messages, header=self._header()),
         }
 
@@ -328,4 +331,12 @@ class SavedOutput:
             log.exception("agui-widget: the conversation kept in the notebook's output was not updated")
 
 
-__all__ = ["EXPORT_FORMAT", "SAVED_OUTPUT_ATTRIBUTE", "SavedOutput", "to_json_document", "to_markdown", "to_text"]
+__all__ = [
+    "EXPORT_FORMAT",
+    "RECONNECT_HINT",
+    "SAVED_OUTPUT_ATTRIBUTE",
+    "SavedOutput",
+    "to_json_document",
+    "to_markdown",
+    "to_text",
+]

@@ -81,6 +81,7 @@ def test_displaying_a_chat_shows_the_widget_then_the_conversation(outputs: Outpu
     assert kept_options["display_id"] == chat.saved_output_id != ""
     assert kept["text/markdown"].startswith(f'<div {SAVED_OUTPUT_ATTRIBUTE}="{chat.saved_output_id}">\n\n')
     assert "What is the weather in Paris?" in kept["text/markdown"] and kept["text/markdown"].endswith("</div>\n")
+    assert "run this cell to reconnect it" in kept["text/markdown"].split("What is the weather")[0]
     assert "user: What is the weather in Paris?" in kept["text/plain"]
 
 

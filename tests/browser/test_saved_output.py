@@ -74,3 +74,4 @@ def test_the_saved_notebook_holds_the_latest_conversation(lab):
     kept = again.page.locator(f'[id="{again.panel_id}"] {KEPT}')
     expect(kept, "without the chat's kernel the saved conversation should be visible").to_be_visible()
     expect(kept).to_contain_text("echo: second question")
+    expect(kept, "the copy says how to bring the chat back").to_contain_text("run this cell to reconnect it")

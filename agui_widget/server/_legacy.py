@@ -17,6 +17,8 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
+from .._content import content_text
+
 Encode = Callable[[BaseEvent], str]
 """One event to the text of the response (an SSE ``data:`` line)."""
 
@@ -94,7 +96,7 @@ def parts_text(parts: list[Any]) -> str:
     """Content parts as one string: the text when they are all text, else the parts as JSON
     (a tool's media result reaches the client as data it can still read, not as nothing)."""
     if all(isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str) for part in parts):
-        return "".join(part["text"] for part in parts)
+        return content_text(parts)
     return json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -67,17 +67,19 @@ test-ipykernel6: setup $(VENV6)/.installed
 	AGUI_TEST_IPYKERNEL=$(IPYKERNEL6) $(VENV6)/bin/python -m pytest -q -o addopts="" -p no:cacheprovider \
 	  tests/test_kernel_versions.py
 
-# The wire's generated files, from its declarations in agui_widget/_wire_requests.py and _wire_payloads.py (docs/wire.md).
+# The wire's generated files, from its declarations in agui_widget/wire/_requests.py and _payloads.py (docs/wire.md).
 wire: setup
-	$(PY) -m agui_widget._wire_schema
+	$(PY) -m agui_widget.wire._schema
 	cd js && node scripts/wire-codegen.mjs
 
-# Lint, format, types and the package's layering (the contracts are in pyproject.toml).
+# Lint, format, types, the package's layering (the contracts are in pyproject.toml) and the sizes of
+# its classes and functions (scripts/limits.py; ruff holds their complexity).
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/limits.py
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py

@@ -8,6 +8,6 @@ imports Langroid, sets ``TIKTOKEN_CACHE_DIR`` for this process and for every ker
 
 from __future__ import annotations
 
-from agui_widget._tiktoken import seed_tiktoken_cache
+from agui_widget.adapters.langroid._tiktoken import seed_tiktoken_cache
 
 seed_tiktoken_cache()

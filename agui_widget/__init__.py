@@ -7,18 +7,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._display import HTML, Markdown, display_bundle, steps_checklist
-from ._hooks import ErrorInfo
-from ._live_context import LiveContext
-from ._run import Run
-from ._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
-from ._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
-from ._widget import AgentChat
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
+from .chat._widget import AgentChat
+from .inputs._live_context import LiveContext
+from .inputs._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
+from .session._run import Run
+from .stores._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
+from .vocabulary._display import HTML, Markdown, display_bundle, steps_checklist
+from .vocabulary._hooks import ErrorInfo
 
 if TYPE_CHECKING:
-    from ._postgres_store import PostgresThreadStore
     from .adapters import RemoteAgent, ReplayAgent
+    from .stores._postgres import PostgresThreadStore
 
 
 def __getattr__(name: str) -> Any:
@@ -26,7 +26,7 @@ def __getattr__(name: str) -> Any:
     installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``,
     ``RemoteAgent`` and ``ReplayAgent`` on first use too."""
     if name == "PostgresThreadStore":  # psycopg loads only for a chat or server that uses one
-        from ._postgres_store import PostgresThreadStore
+        from .stores._postgres import PostgresThreadStore
 
         return PostgresThreadStore
     if name in ("RemoteAgent", "ReplayAgent"):  # the HTTP client's and recordings' code, when used

@@ -32,8 +32,8 @@ from typing import Any
 from ag_ui.core import RunAgentInput
 
 from agui_widget import AgentChat
-from agui_widget._session import Session, _input_messages, normalize_messages
 from agui_widget.adapters import AgentAdapter, EventStream
+from agui_widget.session._session import Session, _input_messages, normalize_messages
 
 TEXT = "word " * 60  # about 300 characters
 

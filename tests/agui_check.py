@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ag_ui.core import BaseEvent
 
-from agui_widget._verify import EventVerifier, ProtocolError
+from agui_widget.pipeline._verify import EventVerifier, ProtocolError
 
 ROOT = Path(__file__).resolve().parents[1]
 VERIFY_SCRIPT = ROOT / "js" / "scripts" / "verify-events.mjs"

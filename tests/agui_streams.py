@@ -4,7 +4,7 @@ A generated :class:`Stream` is the conversation a client holds before the stream
 messages and state) and the raw camelCase events a producer sends: several runs, text messages
 interleaved with tool calls, reasoning and state, arguments and text split anywhere (inside a
 UTF-16 surrogate pair too, as a JavaScript producer slicing strings does), the ``*_CHUNK``
-shorthand, snapshots. Valid streams obey the sequencing rules of ``agui_widget/_verify.py``
+shorthand, snapshots. Valid streams obey the sequencing rules of ``agui_widget/pipeline/_verify.py``
 (those of ``@ag-ui/client``'s ``verifyEvents``) and every JSON Patch applies. An invalid stream
 is a valid one with one violation of a named kind injected partway.
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from agui_widget._tiktoken import seed_tiktoken_cache
+from agui_widget.adapters.langroid._tiktoken import seed_tiktoken_cache
 
 seed_tiktoken_cache()  # conftest.py has done it already; this keeps the module usable on its own
 

@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 import pytest
 from ag_ui.core import EventType, RunAgentInput, TextMessageContentEvent, TextMessageStartEvent
 
-from agui_widget._errors import describe_exception
 from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.adapters._base import Emitted
+from agui_widget.vocabulary._errors import describe_exception
 
 from .agui_check import assert_valid_streams
 from .support import collect, make_input, types

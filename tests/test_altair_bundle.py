@@ -6,7 +6,7 @@ import altair as alt
 import pandas as pd
 
 from agui_widget import display_bundle
-from agui_widget._display import bundle_text
+from agui_widget.vocabulary._display import bundle_text
 
 
 def _chart() -> alt.Chart:

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
 
-from agui_widget import _assets
+from agui_widget.chat import _assets
 from tests.genui_support import Captured
 
-VEGA_JS = Path(_assets.__file__).parent / "static" / "vega.js"
+VEGA_JS = _assets.STATIC / "vega.js"
 
 
 def test_the_kernel_answers_an_asset_request_with_the_built_chart_renderer():

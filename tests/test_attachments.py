@@ -10,8 +10,8 @@ import io
 import pytest
 
 from agui_widget import AgentChat, DemoAgent
-from agui_widget._attachments import AttachmentPolicy, attachment_parts, image_size, sniff_mime
-from agui_widget._export import to_markdown
+from agui_widget.chat._export import to_markdown
+from agui_widget.inputs._attachments import AttachmentPolicy, attachment_parts, image_size, sniff_mime
 
 from .genui_support import Captured
 from .support import png, until

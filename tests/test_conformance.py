@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._verify import ProtocolError
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._verify import ProtocolError
 
 # Fixtures this client deliberately does not hold to the letter, and why (corpus README: the
 # SHOULD-level warnings, the era translations and the two admitted-gap fixtures may be relaxed).

@@ -45,11 +45,11 @@ from ag_ui.core import RunAgentInput
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._transport import BatchingTransport
-from agui_widget._verify import ProtocolError
-from agui_widget._wire import event_to_wire, snapshot_message
 from agui_widget.adapters import DemoAgent
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._verify import ProtocolError
+from agui_widget.wire._codec import event_to_wire, snapshot_message
+from agui_widget.wire._transport import BatchingTransport
 
 from . import agui_streams as streams_
 from .agui_streams import Stream, streams
@@ -67,7 +67,7 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     ),
     "predictive state": (
         "A CUSTOM 'PredictState' event (CopilotKit's predictive state) makes the widget's state "
-        "follow a tool call's streamed arguments, in the kernel's session (agui_widget/_predict.py) "
+        "follow a tool call's streamed arguments, in the kernel's session (agui_widget/chat/_predict.py) "
         "and in the view (Mirror.predictState). It is an extension: AG-UI's reducer ignores CUSTOM "
         "events, and so does the kernel's EventConsumer, which is the reader compared here."
     ),

@@ -15,8 +15,8 @@ import pytest
 from IPython.display import HTML as IPythonHTML
 
 from agui_widget import HTML, Markdown, display_bundle, steps_checklist
-from agui_widget._display import bundle_text
 from agui_widget.adapters import AgentAdapter, EventStream
+from agui_widget.vocabulary._display import bundle_text
 
 from .genui_support import Captured
 
@@ -152,7 +152,7 @@ class BrokenChart:
 
 
 def test_an_object_that_fails_to_render_gives_no_rich_output():
-    from agui_widget._display import rich_output
+    from agui_widget.vocabulary._display import rich_output
 
     assert rich_output(BrokenChart()) is None
     assert rich_output({"a": 1}) is None and rich_output("text") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from agui_widget._errors import ERROR_CLASSES, classify_exception, describe_exception, http_status
+from agui_widget.vocabulary._errors import ERROR_CLASSES, classify_exception, describe_exception, http_status
 
 
 def provider_error(name: str, module: str, message: str = "failed", **attributes):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from agui_widget import AgentChat
-from agui_widget._export import to_markdown
+from agui_widget.chat._export import to_markdown
 
 TRANSCRIPT = [
     {"id": "u1", "role": "user", "content": "What is the weather in Paris?"},

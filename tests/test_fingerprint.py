@@ -1,6 +1,6 @@
 """The state fingerprint of the end-of-run ``check``: the kernel and a view compute the same one.
 
-The kernel fingerprints its state (agui_widget/_fingerprint.py), the view fingerprints the copy it
+The kernel fingerprints its state (agui_widget/chat/_fingerprint.py), the view fingerprints the copy it
 parsed from the kernel's JSON (js/src/fingerprint.ts). Any value must give both the same number,
 or every run would end with a needless snapshot; different values must (almost surely) differ.
 """
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agui_widget._fingerprint import canonical_json, fingerprint, js_number
+from agui_widget.chat._fingerprint import canonical_json, fingerprint, js_number
 
 from .node_module import NodeModule
 

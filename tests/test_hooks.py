@@ -9,8 +9,8 @@ import pytest
 from ag_ui.core import EventType, RunAgentInput
 
 from agui_widget import AgentChat, ErrorInfo
-from agui_widget._hooks import Hooks
 from agui_widget.adapters import AgentAdapter, EventStream
+from agui_widget.vocabulary._hooks import Hooks
 
 from .support import until
 

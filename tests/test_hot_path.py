@@ -35,11 +35,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._eventlog import revive
-from agui_widget._hooks import Hooks
-from agui_widget._session import Session
-from agui_widget._verify import ProtocolError
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._eventlog import revive
+from agui_widget.pipeline._verify import ProtocolError
+from agui_widget.session._session import Session
+from agui_widget.vocabulary._hooks import Hooks
 
 from .agui_streams import VIOLATIONS, Stream, streams
 

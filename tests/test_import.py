@@ -63,7 +63,7 @@ def test_a_chat_loads_its_event_pipeline_with_its_first_run():
     code = (
         "import asyncio, sys\n"
         "from agui_widget import AgentChat\n"
-        "pipeline = ('agui_widget._consumer', 'agui_widget._reducer', 'agui_widget._verify')\n"
+        "pipeline = ('agui_widget.pipeline._consumer', 'agui_widget.pipeline._reducer', 'agui_widget.pipeline._verify')\n"
         "chat = AgentChat()\n"
         "assert not [m for m in pipeline if m in sys.modules], [m for m in pipeline if m in sys.modules]\n"
         "async def turn():\n"
@@ -83,13 +83,13 @@ def test_a_chat_loads_the_wire_declarations_only_when_a_view_speaks():
         "import sys\n"
         "from agui_widget import AgentChat\n"
         "chat = AgentChat()\n"
-        "assert 'agui_widget._wire_requests' not in sys.modules\n"
+        "assert 'agui_widget.wire._requests' not in sys.modules\n"
         "sent = []\n"
         "chat._transport.send = sent.append\n"
         "chat._on_view_message(chat, {'kind': 'hello', 'viewId': 'v1'}, [])\n"
         "assert [m['kind'] for m in sent] == ['snapshot'], sent\n"
-        "assert 'agui_widget._wire_requests' in sys.modules\n"
-        "assert 'agui_widget._wire_payloads' not in sys.modules\n"
+        "assert 'agui_widget.wire._requests' in sys.modules\n"
+        "assert 'agui_widget.wire._payloads' not in sys.modules\n"
     )
     run_python(code)
 

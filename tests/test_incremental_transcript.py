@@ -32,11 +32,11 @@ from ag_ui.core import (
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from agui_widget import _session
-from agui_widget._marks import DISPLAY, REFUSED, marked
-from agui_widget._reducer import EventReducer, TranscriptIndex
-from agui_widget._session import InputMessages, Session
 from agui_widget.adapters import AgentAdapter, EventStream
+from agui_widget.pipeline._reducer import EventReducer, TranscriptIndex
+from agui_widget.session import _session
+from agui_widget.session._session import InputMessages, Session
+from agui_widget.vocabulary._marks import DISPLAY, REFUSED, marked
 
 from .genui_support import Captured
 

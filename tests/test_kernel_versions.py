@@ -41,7 +41,7 @@ async def test_the_kernel_runs_the_expected_ipykernel_and_the_chat_knows_what_it
     if expected:  # the ipykernel 6 job: it must really be on that version
         assert ipykernel.__version__ == expected
     assert await fe.evaluate("__import__('ipykernel').__version__") == ipykernel.__version__
-    detected = await fe.evaluate("__import__('agui_widget._run', fromlist=['_']).views_reach_an_awaiting_cell()")
+    detected = await fe.evaluate("__import__('agui_widget.session._run', fromlist=['_']).views_reach_an_awaiting_cell()")
     assert detected is VIEWS_REACH_AN_AWAITING_CELL
 
 

@@ -14,9 +14,9 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langchain_core.outputs import ChatGeneration, ChatResult
 
 from agui_widget import AgentChat
-from agui_widget._session import Session
 from agui_widget.adapters import as_agent
 from agui_widget.adapters.langchain import LangChainAgent
+from agui_widget.session._session import Session
 
 from .langchain_fakes import (
     PICK_COLOR,

@@ -14,9 +14,9 @@ import pytest
 from langroid.language_models.mock_lm import MockLMConfig
 
 from agui_widget import AgentChat
-from agui_widget._tiktoken import seed_tiktoken_cache
 from agui_widget.adapters import as_agent
 from agui_widget.adapters.langroid import LangroidAgent
+from agui_widget.adapters.langroid._tiktoken import seed_tiktoken_cache
 from agui_widget.adapters.langroid.mock import ScriptedLM
 
 from .langroid_fakes import (

@@ -154,7 +154,7 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
     modules = [f"{PACKAGE}.{name}" for name in SOURCES if name != "__init__"]
     code = (
         "import importlib, sys\n"
-        "from agui_widget._tiktoken import seed_tiktoken_cache\n"
+        "from agui_widget.adapters.langroid._tiktoken import seed_tiktoken_cache\n"
         "seed_tiktoken_cache()\n"
         "import langroid\n"
         f"for module in {modules!r}:\n"

@@ -13,9 +13,9 @@ from langroid.agent.tools.orchestration import AgentDoneTool, DoneTool
 from langroid.mytypes import Entity
 
 from agui_widget import AgentChat, js_tool
-from agui_widget._consumer import EventConsumer
 from agui_widget.adapters.langroid import LangroidAgent, ToolBehavior, ToolResultContext, tool_context
 from agui_widget.adapters.langroid.mock import ScriptedLM
+from agui_widget.pipeline._consumer import EventConsumer
 
 from .langroid_fakes import (
     Recorder,

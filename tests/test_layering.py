@@ -4,7 +4,13 @@ checked by `make lint`; this holds the whole package, layers or not.)"""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import grimp
+import tomllib
+
+import agui_widget
 
 
 def import_cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -67,3 +73,37 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     graph.add_import(importer="p.b", imported="p.c")
     graph.add_import(importer="p.c", imported="p.a")
     assert import_cycles(graph) == [["p.a", "p.b", "p.c"]]
+
+
+def _contracts() -> list[dict[str, object]]:
+    with open(Path(__file__).resolve().parent.parent / "pyproject.toml", "rb") as file:
+        return tomllib.load(file)["tool"]["importlinter"]["contracts"]
+
+
+def _layer_names(contract: dict[str, object]) -> set[str]:
+    layers = contract["layers"]
+    assert isinstance(layers, list)
+    return {name.strip() for layer in layers for name in re.split(r"[|:]", layer)}
+
+
+def test_every_module_of_the_package_is_in_a_layer_of_the_flow() -> None:
+    """A new module or package at the top is placed in the flow, so imports it should not make are caught."""
+    flow = next(c for c in _contracts() if "containers" not in c and c["type"] == "layers")
+    placed = _layer_names(flow)
+    package = Path(agui_widget.__file__).parent
+    top = {f"agui_widget.{p.stem}" for p in package.glob("*.py") if p.stem != "__init__"}
+    top |= {f"agui_widget.{p.name}" for p in package.iterdir() if (p / "__init__.py").exists()}
+    assert sorted(top - placed) == []
+
+
+def test_every_module_of_a_layered_stage_is_in_one_of_its_layers() -> None:
+    """Within a stage whose modules are layered, a new module is placed too."""
+    package = Path(agui_widget.__file__).parent
+    unplaced = []
+    for contract in _contracts():
+        for container in contract.get("containers", []):  # type: ignore[attr-defined]
+            folder = package.joinpath(*container.split(".")[1:])
+            modules = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+            modules |= {p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+            unplaced += [f"{container}.{m}" for m in sorted(modules - _layer_names(contract))]
+    assert unplaced == []

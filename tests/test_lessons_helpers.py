@@ -21,8 +21,8 @@ from ag_ui.core import (
 )
 
 from agui_widget import AgentChat, python_tool
-from agui_widget._lessons import EventTable, answer_from_python, events_table
 from agui_widget.adapters import DemoAgent
+from agui_widget.teaching._lessons import EventTable, answer_from_python, events_table
 
 from .genui_support import Captured
 from .support import until

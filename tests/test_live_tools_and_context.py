@@ -15,8 +15,8 @@ import pytest
 from ag_ui.core import BaseEvent, Context, RunAgentInput, RunFinishedEvent, RunStartedEvent
 
 from agui_widget import AgentChat, DemoAgent, FrontendTool, LiveContext
-from agui_widget._live_context import MAX_CONTEXT_CHARS
-from agui_widget._wire import CONTEXT_PREVIEW_CHARS
+from agui_widget.inputs._live_context import MAX_CONTEXT_CHARS
+from agui_widget.wire._codec import CONTEXT_PREVIEW_CHARS
 
 from .genui_support import Captured
 

@@ -21,8 +21,8 @@ from langchain_core.tools import tool
 from langchain_openai import ChatOpenAI
 
 from agui_widget import AgentChat, confirm_tool, js_tool
-from agui_widget._models import NO_KEY, langroid_model, pick_model
 from agui_widget.adapters.langchain import agui_middleware
+from agui_widget.teaching._models import NO_KEY, langroid_model, pick_model
 
 from .langroid_fakes import (
     FakeOpenAI,
@@ -320,7 +320,7 @@ def test_langroid_model_its_own_variable_comes_first_then_the_server_then_openai
 
 def test_importing_the_module_imports_no_framework():
     code = (
-        "import sys, agui_widget._models\n"
+        "import sys, agui_widget.teaching._models\n"
         "loaded = [m for m in ('langchain', 'langchain_core', 'langchain_openai', 'langroid') if m in sys.modules]\n"
         "assert not loaded, loaded\n"
     )

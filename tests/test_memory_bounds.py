@@ -22,9 +22,9 @@ from ag_ui.core import (
 )
 
 from agui_widget import AgentChat
-from agui_widget._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
-from agui_widget._session import Session
 from agui_widget.adapters import AgentAdapter
+from agui_widget.pipeline._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
+from agui_widget.session._session import Session
 
 
 def logged_json_bytes(events) -> int:

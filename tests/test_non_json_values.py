@@ -45,9 +45,9 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import to_jsonable_python
 
 from agui_widget import AgentChat, MemoryThreadStore
-from agui_widget._consumer import EventConsumer
-from agui_widget._errors import ProtocolError
 from agui_widget.adapters._base import json_patch
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.vocabulary._errors import ProtocolError
 
 from .test_langchain_vs_ag_ui_langgraph import graph
 

@@ -11,9 +11,9 @@ import traitlets
 from ag_ui.core import CustomEvent
 
 from agui_widget import DemoAgent
-from agui_widget._content import parse_partial_json as parse_partial
-from agui_widget._predict import StatePredictor, coerce_rules
 from agui_widget.adapters import AgentAdapter, EventStream
+from agui_widget.chat._predict import StatePredictor, coerce_rules
+from agui_widget.vocabulary._content import parse_partial_json as parse_partial
 
 from .genui_support import Captured
 

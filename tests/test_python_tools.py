@@ -18,11 +18,11 @@ from langchain_core.messages import ToolMessage
 from pydantic import BaseModel, Field
 
 from agui_widget import AgentChat, PythonTool, RemoteAgent, python_tool
-from agui_widget._marks import DISPLAY, mark_of
-from agui_widget._session import AlreadyAnswered, Session
 from agui_widget.adapters import DemoAgent
 from agui_widget.adapters.langchain import LangChainAgent
 from agui_widget.server import create_app
+from agui_widget.session._session import AlreadyAnswered, Session
+from agui_widget.vocabulary._marks import DISPLAY, mark_of
 
 from .agui_check import assert_valid_streams
 from .langchain_fakes import ai, call, model

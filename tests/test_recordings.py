@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from agui_widget import AgentChat, DemoAgent
-from agui_widget._recording import RecordingError, RunRecordings, parse_recording, read_recording
+from agui_widget.pipeline._recording import RecordingError, RunRecordings, parse_recording, read_recording
 from agui_widget.teaching import lesson_chat
 
 from .genui_support import Captured

@@ -10,8 +10,8 @@ import pytest
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._verify import ProtocolError
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._verify import ProtocolError
 
 RUN_STARTED = {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"}
 

@@ -16,10 +16,10 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from agui_widget import AgentChat, RemoteAgent
-from agui_widget._session import Session
 from agui_widget.adapters import AgentAdapter, DemoAgent, EventStream, as_agent
 from agui_widget.adapters._demo import ACCENT_TOOL
 from agui_widget.server import create_app
+from agui_widget.session._session import Session
 
 from .agui_check import assert_valid_streams
 from .live_server import live_server

@@ -23,9 +23,9 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 from agui_widget import RemoteAgent
-from agui_widget._session import Session
 from agui_widget.adapters import DemoAgent
 from agui_widget.server import create_app
+from agui_widget.session._session import Session
 
 from .agui_check import assert_valid_streams
 from .live_server import closed_port, live_server

@@ -17,8 +17,8 @@ import pytest
 from ag_ui.core import BaseEvent
 
 from agui_widget import AgentChat, DemoAgent, ReplayAgent, confirm_tool
-from agui_widget._recording import event_json, read_recording
 from agui_widget.adapters._replay import MISMATCH
+from agui_widget.pipeline._recording import event_json, read_recording
 from agui_widget.teaching import example_recording
 
 from .agui_check import assert_valid_streams

@@ -17,7 +17,7 @@ import IPython.display
 import pytest
 
 from agui_widget import AgentChat
-from agui_widget._export import SAVED_OUTPUT_ATTRIBUTE, SavedOutput, to_markdown
+from agui_widget.chat._export import SAVED_OUTPUT_ATTRIBUTE, SavedOutput, to_markdown
 
 from .support import until
 

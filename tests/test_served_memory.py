@@ -38,10 +38,10 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._reducer import EventReducer
-from agui_widget._verify import EventVerifier
 from agui_widget.adapters._base import json_patch
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._reducer import EventReducer
+from agui_widget.pipeline._verify import EventVerifier
 from agui_widget.server import _memory, create_app
 from agui_widget.server._memory import IdleRelease
 

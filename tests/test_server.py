@@ -306,7 +306,7 @@ async def test_each_run_is_saved_in_the_thread_store(tmp_path: Path) -> None:
 
 
 async def test_a_store_the_app_opened_from_a_path_is_closed_at_shutdown_and_a_given_one_is_not(tmp_path: Path) -> None:
-    from agui_widget._store import SQLiteThreadStore
+    from agui_widget.stores._store import SQLiteThreadStore
 
     closed: list[str] = []
 
@@ -358,7 +358,7 @@ def test_the_serve_command_explains_a_bad_target(tmp_path: Path) -> None:
 
 
 async def test_two_apps_sharing_one_postgres_database_serve_one_thread(postgres_dsn: str) -> None:
-    from agui_widget._postgres_store import PostgresThreadStore
+    from agui_widget.stores._postgres import PostgresThreadStore
 
     stores = [PostgresThreadStore(postgres_dsn), PostgresThreadStore(postgres_dsn)]
     apps = [create_app(DemoAgent(delay=0), store=store) for store in stores]  # two workers, one database
@@ -381,7 +381,7 @@ async def test_two_apps_sharing_one_postgres_database_serve_one_thread(postgres_
 
 
 async def test_two_runs_of_one_thread_at_once_through_one_worker_keep_both_turns(postgres_dsn: str) -> None:
-    from agui_widget._postgres_store import PostgresThreadStore
+    from agui_widget.stores._postgres import PostgresThreadStore
 
     store, reader = PostgresThreadStore(postgres_dsn), PostgresThreadStore(postgres_dsn)
     app = create_app(DemoAgent(delay=0.01), store=store)

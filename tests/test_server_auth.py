@@ -161,7 +161,7 @@ def thread_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
         yield store
         store.close()
     else:
-        from agui_widget._postgres_store import PostgresThreadStore
+        from agui_widget.stores._postgres import PostgresThreadStore
 
         store = PostgresThreadStore(request.getfixturevalue("postgres_dsn"))
         yield store

@@ -11,9 +11,9 @@ import httpx
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunFinishedEvent, RunStartedEvent
 
 from agui_widget import AgentChat, MemoryThreadStore
-from agui_widget._hooks import ErrorInfo
 from agui_widget.adapters import DemoAgent
 from agui_widget.server import ServedRun, create_app
+from agui_widget.vocabulary._hooks import ErrorInfo
 
 from .live_server import live_server
 from .support import make_input, text_of, until

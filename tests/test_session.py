@@ -16,11 +16,11 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 
-from agui_widget._content import CANCELLED_TOOL_RESULT
-from agui_widget._session import Session, SessionListener
-from agui_widget._tools import FrontendTool
 from agui_widget.adapters import AgentAdapter, DemoAgent, EventStream, as_agent
 from agui_widget.adapters._demo import ACCENT_TOOL
+from agui_widget.inputs._tools import FrontendTool
+from agui_widget.session._session import Session, SessionListener
+from agui_widget.vocabulary._content import CANCELLED_TOOL_RESULT
 
 from .agui_check import assert_valid_streams
 from .support import split_runs

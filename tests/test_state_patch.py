@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
-from agui_widget._state_patch import apply_patch, diff, json_copy, mirror
+from agui_widget.vocabulary._state_patch import apply_patch, diff, json_copy, mirror
 
 keys = st.sampled_from(["a", "b", "c", "a/b", "t~1", "", "ünï", "0"])
 leaves = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-2, 2, allow_nan=False), st.text(max_size=4))

@@ -26,10 +26,10 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agui_widget._content import CANCELLED_TOOL_RESULT
-from agui_widget._session import Session
 from agui_widget.adapters import AgentAdapter, DemoAgent, EventStream
 from agui_widget.adapters._demo import ACCENT_TOOL
+from agui_widget.session._session import Session
+from agui_widget.vocabulary._content import CANCELLED_TOOL_RESULT
 
 from .agui_check import assert_valid_streams
 from .support import until
@@ -251,7 +251,7 @@ async def test_a_stop_while_the_guard_decides_is_recorded_as_a_cancelled_run():
 
 
 async def test_a_stop_from_inside_an_event_hook_ends_the_turn():
-    from agui_widget._hooks import Hooks
+    from agui_widget.vocabulary._hooks import Hooks
 
     session: Session
 
@@ -295,7 +295,7 @@ class IgnoresCancellation:
 
 @pytest.mark.parametrize(("after_cancel", "busy"), [("yields", 0), ("sleeps", 0.3), ("sleeps", 30)])
 async def test_an_agent_that_swallows_the_cancellation_is_stopped(after_cancel: str, busy: float, caplog, monkeypatch):
-    monkeypatch.setattr("agui_widget._session.STOP_GRACE", 1.0)
+    monkeypatch.setattr("agui_widget.session._session.STOP_GRACE", 1.0)
     agent = IgnoresCancellation(after_cancel, busy)
     session = Session(agent)
     run = session.send("talk")

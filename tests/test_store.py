@@ -18,8 +18,8 @@ from collections.abc import Iterator
 import pytest
 
 from agui_widget import AgentChat, MemoryThreadStore, SQLiteThreadStore, ThreadRecord, ThreadStore, open_store
-from agui_widget._postgres_store import PostgresThreadStore, merge_messages
-from agui_widget._store import SCHEMA_VERSION, title_of
+from agui_widget.stores._postgres import PostgresThreadStore, merge_messages
+from agui_widget.stores._store import SCHEMA_VERSION, title_of
 
 from .live_server import closed_port
 
@@ -383,7 +383,7 @@ def test_psycopg_is_imported_only_for_a_postgresql_store(tmp_path):
     code = (
         "import sys, agui_widget\n"
         f"agui_widget.open_store(None), agui_widget.open_store({str(tmp_path / 'chats.db')!r})\n"
-        "assert not [m for m in sys.modules if m.startswith(('psycopg', 'agui_widget._postgres_store'))]\n"
+        "assert not [m for m in sys.modules if m.startswith(('psycopg', 'agui_widget.stores._postgres'))]\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 

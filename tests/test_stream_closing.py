@@ -26,10 +26,10 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agui_widget import _session as session_module
 from agui_widget import python_tool
-from agui_widget._run import Run
-from agui_widget._session import Session
+from agui_widget.session import _session as session_module
+from agui_widget.session._run import Run
+from agui_widget.session._session import Session
 
 from .support import until
 

@@ -6,7 +6,7 @@ import pytest
 from ag_ui.core import Tool
 
 from agui_widget import FrontendTool, ask_tool, confirm_tool, form_tool, js_tool
-from agui_widget._tools import coerce_tools
+from agui_widget.inputs._tools import coerce_tools
 
 
 def test_each_kind_declares_its_ui_and_schema():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from agui_widget._transport import BatchingTransport
+from agui_widget.wire._transport import BatchingTransport
 
 
 async def batched(feed: Any) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jupyter_client.session import json_packer
 
-from agui_widget._consumer import EventConsumer
+from agui_widget.pipeline._consumer import EventConsumer
 from agui_widget.server import create_app
 
 from .genui_support import Captured

@@ -19,8 +19,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from agui_widget._consumer import EventConsumer
-from agui_widget._verify import EventVerifier, ProtocolError
+from agui_widget.pipeline._consumer import EventConsumer
+from agui_widget.pipeline._verify import EventVerifier, ProtocolError
 
 RUN_STARTED = {"type": "RUN_STARTED", "threadId": "t", "runId": "r1"}
 RUN_FINISHED = {"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}

@@ -24,9 +24,9 @@ from ag_ui.core import (
 )
 
 from agui_widget import AgentChat, DemoAgent
-from agui_widget._fingerprint import fingerprint
-from agui_widget._wire import MAX_DEPTH, event_to_wire
 from agui_widget.adapters._demo import ACCENT_TOOL
+from agui_widget.chat._fingerprint import fingerprint
+from agui_widget.wire._codec import MAX_DEPTH, event_to_wire
 
 from .genui_support import Captured
 from .support import until

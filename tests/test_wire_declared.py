@@ -1,4 +1,4 @@
-"""The wire is declared once (agui_widget/_wire_requests.py, _wire_payloads.py), and everything else follows from it.
+"""The wire is declared once (agui_widget/wire/_requests.py, _wire_payloads.py), and everything else follows from it.
 
 What the kernel sends (every custom message, every synced trait) fits its declaration; every
 request a view may send has exactly one handler; and the files generated from the declarations
@@ -21,10 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from agui_widget import AgentChat, DemoAgent, _wire, _wire_payloads, _wire_requests, _wire_schema
-from agui_widget._tools import FrontendTool, ToolUI, ask_tool, confirm_tool
-from agui_widget._widget import _ROUTES
+from agui_widget import AgentChat, DemoAgent
 from agui_widget.adapters._demo import ACCENT_TOOL
+from agui_widget.chat._widget import _ROUTES
+from agui_widget.inputs._tools import FrontendTool, ToolUI, ask_tool, confirm_tool
+from agui_widget.wire import _codec as _wire
+from agui_widget.wire import _payloads as _wire_payloads
+from agui_widget.wire import _requests as _wire_requests
+from agui_widget.wire import _schema as _wire_schema
 
 from .genui_support import Captured
 from .support import until
@@ -233,7 +237,7 @@ def test_every_request_kind_has_exactly_one_handler() -> None:
 
 def test_the_schema_and_docs_tables_are_current() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "agui_widget._wire_schema", "--check"], cwd=ROOT, capture_output=True, text=True
+        [sys.executable, "-m", "agui_widget.wire._schema", "--check"], cwd=ROOT, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
 

@@ -45,11 +45,11 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from .._content import to_json_text
-from .._display import tool_result_parts
-from .._errors import describe_exception
-from .._ids import new_id as new_id  # re-exported: the adapters build their ids with it
-from .._marks import INTERNAL, marked
+from ..vocabulary._content import to_json_text
+from ..vocabulary._display import tool_result_parts
+from ..vocabulary._errors import describe_exception
+from ..vocabulary._ids import new_id as new_id  # re-exported: the adapters build their ids with it
+from ..vocabulary._marks import INTERNAL, marked
 
 if TYPE_CHECKING:
     from ag_ui._generated.models import JsonPatch  # the generated models' alias; ag_ui.core does not export it

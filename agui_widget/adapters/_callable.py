@@ -16,8 +16,8 @@ from typing import Any
 
 from ag_ui.core import RunAgentInput
 
-from .._display import rich_output
-from .._marks import DISPLAY, marked
+from ..vocabulary._display import rich_output
+from ..vocabulary._marks import DISPLAY, marked
 from ._base import AgentAdapter, Emitted, EventStream
 
 _DONE = object()

@@ -31,11 +31,10 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-from .._attachments import describe
-from .._content import message_text, parse_json_text
-from .._genui import SUGGESTIONS
-from .._predict import PREDICT_STATE_EVENT
-from .._tools import FrontendTool, js_tool
+from ..inputs._attachments import describe
+from ..inputs._tools import FrontendTool, js_tool
+from ..vocabulary._content import message_text, parse_json_text
+from ..vocabulary._custom_events import PREDICT_STATE_EVENT, SUGGESTIONS
 from ._base import AgentAdapter, Emitted, EventStream, json_patch, new_id
 
 ACCENT_TOOL = js_tool(

@@ -150,7 +150,7 @@ class RemoteAgent:
 
     def _body(self, input: RunAgentInput) -> dict[str, Any]:
         """The camelCase JSON to POST, shaped for the peer's protocol version."""
-        from .._consumer import EventConsumer
+        from ..pipeline._consumer import EventConsumer
 
         shaper = EventConsumer(max_protocol_version=self.protocol_version)  # logs its warnings itself
         shaped = shaper.outgoing_input(input)

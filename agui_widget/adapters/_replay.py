@@ -22,9 +22,9 @@ from typing import Any, Literal
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent, RunStartedEvent
 from pydantic import BaseModel, ConfigDict, create_model
 
-from .._ids import new_id
-from .._recording import Recording, read_recording, user_count, user_text
-from .._tools import FrontendTool, PythonTool, coerce_tools
+from ..inputs._tools import FrontendTool, PythonTool, coerce_tools
+from ..pipeline._recording import Recording, read_recording, user_count, user_text
+from ..vocabulary._ids import new_id
 
 MISMATCH = "replay_mismatch"
 """The RUN_ERROR code of a message the recording has no turn for."""

@@ -21,9 +21,9 @@ from fastapi.responses import JSONResponse
 from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from .._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
-from .._hooks import ErrorInfo, Guard, Hook, Hooks, check_guard
 from ..adapters import Agent, as_agent
+from ..pipeline._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
+from ..vocabulary._hooks import ErrorInfo, Guard, Hook, Hooks, check_guard
 from ._auth import Auth, AuthMiddleware, auth_hook, user_of
 from ._legacy import wire_encoder
 from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit, run_route
@@ -346,7 +346,7 @@ def _description(obj: Any) -> str:
 def _open_store(store: Any) -> Any:
     if store is None:
         return None
-    from .._store import open_store
+    from ..stores._store import open_store
 
     return open_store(store)
 
@@ -355,7 +355,7 @@ async def _save_thread(
     store: Any, agent_name: str, run_input: RunAgentInput, messages: list[dict[str, Any]], state: Any, user: str | None
 ) -> None:
     """Persist what the run left: the whole transcript and state of its thread, as ``user``'s."""
-    from .._store import ThreadRecord
+    from ..stores._store import ThreadRecord
 
     record = ThreadRecord.now(run_input.thread_id, agent_name, messages, state, user)
     save = store.save

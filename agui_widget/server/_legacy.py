@@ -17,7 +17,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
-from .._content import content_text
+from ..vocabulary._content import content_text
 
 Encode = Callable[[BaseEvent], str]
 """One event to the text of the response (an SSE ``data:`` line)."""

@@ -31,7 +31,7 @@ from fastapi.routing import APIRoute
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from .._unicode import lone_surrogate_path
+from ..vocabulary._unicode import lone_surrogate_path
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "MAX_JSON_DEPTH", "RunRoute", "check_body_limit", "run_route"]
 

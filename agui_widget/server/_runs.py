@@ -1,7 +1,7 @@
 """A served run as the app's hooks see it, the input guard's refusal, and the per-user run limit.
 
 The notebook's hooks and guard (``on_run_start``, ``on_event``, ``on_run_end``, ``on_error``,
-``guard``) work the same on ``create_app``: the same :class:`~agui_widget._hooks.Hooks` calls
+``guard``) work the same on ``create_app``: the same :class:`~agui_widget.vocabulary._hooks.Hooks` calls
 them, with a :class:`ServedRun` where a notebook hands its ``Run`` (the same names: ``id``,
 ``status``, ``events``, ``reply``, ``error``, ``refused``).
 """
@@ -16,9 +16,9 @@ from typing import Any, Literal
 from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent, RunStartedEvent
 from ag_ui.core.version import PROTOCOL_VERSION
 
-from .._eventlog import EventLog
-from .._hooks import INPUT_REFUSED
-from .._marks import REFUSED, with_mark
+from ..pipeline._eventlog import EventLog
+from ..vocabulary._hooks import INPUT_REFUSED
+from ..vocabulary._marks import REFUSED, with_mark
 
 __all__ = [
     "REFUSED_CODE",

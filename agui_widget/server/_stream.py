@@ -1,6 +1,6 @@
 """One served run: the agent's events, held to the AG-UI rules before they go on the wire.
 
-The same client pipeline the notebook session uses (:class:`~agui_widget._consumer.EventConsumer`:
+The same client pipeline the notebook session uses (:class:`~agui_widget.pipeline._consumer.EventConsumer`:
 normalise, expand chunks, verify, reduce) sits between the agent and the HTTP stream, so an agent
 that breaks the protocol, raises, stops without finishing, or yields an event the encoder cannot
 write gives the client a clean RUN_ERROR instead of a stream its parser rejects (or a cut
@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator, Callable
 import anyio
 from ag_ui.core import BaseEvent, EventType, RunAgentInput
 
-from .._consumer import EventConsumer
-from .._errors import describe_exception
-from .._verify import EventVerifier, ProtocolError
 from ..adapters import Agent
+from ..pipeline._consumer import EventConsumer
+from ..pipeline._verify import EventVerifier, ProtocolError
+from ..vocabulary._errors import describe_exception
 from ._memory import IDLE_RELEASE
 from ._request import escape_surrogates
 

@@ -1,6 +1,6 @@
 /**
  * A fingerprint of a JSON value that the view and the kernel compute alike
- * (agui_widget/_fingerprint.py is the other half): the CRC-32 of the value's canonical JSON, i.e.
+ * (agui_widget/chat/_fingerprint.py is the other half): the CRC-32 of the value's canonical JSON, i.e.
  * `JSON.stringify` with object keys sorted by UTF-16 code units, encoded as UTF-8. The end-of-run
  * `check` carries the kernel's fingerprint of the shared state; a view whose copy differs asks
  * for a snapshot.

@@ -11,7 +11,7 @@
  * result sits right after the assistant message that made the call, a re-opened message appends,
  * MESSAGES_SNAPSHOT reconciles by id, a failing STATE_DELTA changes nothing), types from
  * `@ag-ui/core` (type-only), and `fast-json-patch` (about 4 KB gzipped) through ./jsonpatch.
- * It applies events the way the kernel's reducer (agui_widget/_reducer.py) does, and the kernel
+ * It applies events the way the kernel's reducer (agui_widget/pipeline/_reducer.py) does, and the kernel
  * stays the truth: the `check` sent at the end of every run compares the two transcripts and
  * states, and a difference makes the view ask for a fresh snapshot ("resync").
  *
@@ -88,7 +88,7 @@ export const RECORDS_KEPT = 20;
 /** How long a `run_record` question waits for its answer before the view says none came (a
  * kernel too old to know the request refuses it with a notice, and never answers). */
 export const RECORD_ANSWER_MS = 20_000;
-/** The longest run id a `run_record` request may name (agui_widget/_wire_requests.py). */
+/** The longest run id a `run_record` request may name (agui_widget/wire/_requests.py). */
 const MAX_RUN_ID = 200;
 
 /** The CUSTOM event an agent sends to make state follow a tool's streamed arguments. */
@@ -772,7 +772,7 @@ export class Mirror {
 
   /**
    * Predictive state: while a predicted tool's arguments stream, `state[stateKey]` follows the
-   * (partial) argument. The kernel applies the same rule to the same events (agui_widget/_predict.py).
+   * (partial) argument. The kernel applies the same rule to the same events (agui_widget/chat/_predict.py).
    */
   private predictState(toolCallId: string): void {
     if (this.predictRules.length === 0 && this.runPredictRules.length === 0) return;

@@ -10,7 +10,7 @@
  * whenever the notebook's outputs change.
  */
 
-/** The attribute on the kept block (agui_widget/_export.py, SAVED_OUTPUT_ATTRIBUTE). */
+/** The attribute on the kept block (agui_widget/chat/_export.py, SAVED_OUTPUT_ATTRIBUTE). */
 export const SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript";
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,200}$/;

@@ -1,6 +1,6 @@
 /**
  * The widget wire, view side. Every message and trait payload is declared once, in Python
- * (agui_widget/_wire_requests.py, _wire_payloads.py); its TypeScript types and validators are generated from that
+ * (agui_widget/wire/_requests.py, _wire_payloads.py); its TypeScript types and validators are generated from that
  * declaration (src/generated/, `make wire`). This module gives them the names the view uses and
  * wraps the validators so that a malformed payload is logged with console.warn and ignored (or,
  * for a trait, replaced by its empty value): a guard never throws.
@@ -48,7 +48,7 @@ export type {
 } from "./agui";
 
 // ---------------------------------------------------------------------------------------------
-// View -> kernel (requests) and kernel -> view, as declared in agui_widget/_wire_requests.py and _wire_payloads.py
+// View -> kernel (requests) and kernel -> view, as declared in agui_widget/wire/_requests.py and _wire_payloads.py
 // ---------------------------------------------------------------------------------------------
 
 export type {

@@ -1,6 +1,6 @@
 // The state fingerprint the end-of-run `check` carries: canonical JSON (keys sorted by UTF-16
 // code units, numbers as JavaScript writes them) and its CRC-32. The kernel's half
-// (agui_widget/_fingerprint.py) is held to this one by tests/test_fingerprint.py, which runs both.
+// (agui_widget/chat/_fingerprint.py) is held to this one by tests/test_fingerprint.py, which runs both.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { canonicalJson, crc32, fingerprint } from "../src/fingerprint";

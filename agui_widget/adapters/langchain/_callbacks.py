@@ -25,7 +25,7 @@ from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import AIMessageChunk, BaseMessage, ToolMessage
 from langgraph.types import Interrupt as LangGraphInterrupt
 
-from ..._tools import FrontendTool, coerce_tools
+from ...inputs._tools import FrontendTool, coerce_tools
 from .._base import EventStream, new_id
 from ._custom import custom_event
 from ._events import MessageMapper

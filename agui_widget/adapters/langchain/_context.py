@@ -15,7 +15,7 @@ from typing import Any
 from ag_ui.core import Context, Tool
 from langchain_core.runnables import RunnableConfig
 
-from ..._content import context_text
+from ...vocabulary._content import context_text
 from ._tool_specs import ToolSpec, tool_specs
 
 CONFIG_KEY = "agui"

@@ -18,7 +18,7 @@ from ag_ui.core import (
 )
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, ToolCallChunk, ToolMessage
 
-from ..._content import to_json_text
+from ...vocabulary._content import to_json_text
 from .._base import EventStream, new_id
 from ._options import AGUIOptions
 from ._tool_results import shown_result

@@ -14,7 +14,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.types import Interrupt as LangGraphInterrupt
 from typing_extensions import NotRequired
 
-from ..._content import to_json_text
+from ...vocabulary._content import to_json_text
 from .._base import EventStream
 from ._values import json_safe
 

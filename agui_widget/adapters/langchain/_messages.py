@@ -22,7 +22,7 @@ from langchain_core.messages import (
 )
 from pydantic import BaseModel
 
-from ..._content import CANCELLED_TOOL_RESULT, answer_dangling_calls
+from ...vocabulary._content import CANCELLED_TOOL_RESULT, answer_dangling_calls
 
 log = logging.getLogger("agui_widget")
 
@@ -52,7 +52,7 @@ def to_langchain(messages: Sequence[agui.Message]) -> list[BaseMessage]:
 
 def answer_dangling(messages: Sequence[Convertible]) -> list[Convertible]:
     """``messages`` with every tool call that has no result answered as cancelled, right after the
-    message that made it (the session's repair, :func:`~agui_widget._content.answer_dangling_calls`).
+    message that made it (the session's repair, :func:`~agui_widget.vocabulary._content.answer_dangling_calls`).
 
     The calls of the last turn are left alone: their results may still come. An answer's id is its
     call's id with ``-cancelled``, the same on every run, so a checkpoint that stored the answer

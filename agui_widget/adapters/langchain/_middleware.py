@@ -40,8 +40,8 @@ from langchain_core.messages.tool import ToolOutputMixin
 from langchain_core.tools import BaseTool, StructuredTool
 from langchain_core.tools import Tool as SimpleTool
 
-from ..._display import rich_output
-from ..._tools import FrontendTool, coerce_tools
+from ...inputs._tools import FrontendTool, coerce_tools
+from ...vocabulary._display import rich_output
 from ._context import RunContext, run_context
 from ._options import AGUIOptions, make_options
 from ._settings import call_settings

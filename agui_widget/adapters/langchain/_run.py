@@ -12,7 +12,7 @@ from langchain_core.messages import BaseMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.runnables.config import merge_configs
 
-from ..._content import context_text
+from ...vocabulary._content import context_text
 from .._base import Emitted, EventStream
 from ._context import CONFIG_KEY, RunContext
 from ._events import MessageMapper

@@ -6,7 +6,7 @@ import traceback
 
 from ag_ui.core import RunErrorEvent
 
-from ..._errors import describe_exception
+from ...vocabulary._errors import describe_exception
 from ._options import ErrorDetail
 
 

@@ -18,7 +18,7 @@ from ag_ui.core import BaseEvent
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langchain_core.runnables.schema import StreamEvent
 
-from ..._content import to_json_text
+from ...vocabulary._content import to_json_text
 from .._base import Emitted, EventStream, new_id
 from ._custom import custom_event
 from ._run import LangChainRun

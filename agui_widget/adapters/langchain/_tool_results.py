@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._content import to_json_text
-from ..._display import bundle_text, rich_output
-from ..._marks import DISPLAY, TRUNCATED, marked, with_mark
+from ...vocabulary._content import to_json_text
+from ...vocabulary._display import bundle_text, rich_output
+from ...vocabulary._marks import DISPLAY, TRUNCATED, marked, with_mark
 from ._values import json_safe, langchain_content_text
 
 Metadata = dict[str, Any]

@@ -7,7 +7,6 @@ streaming stand-in for a model, for offline demos and tests) does import Langroi
 
 from typing import Any
 
-from ..._tiktoken import seed_tiktoken_cache
 from ._adapter import LangroidAgent
 from ._hooks import (
     StateContextBuilder,
@@ -20,6 +19,7 @@ from ._hooks import (
     state_as_context,
     tool_context,
 )
+from ._tiktoken import seed_tiktoken_cache
 
 
 def agent_for(obj: Any) -> LangroidAgent:

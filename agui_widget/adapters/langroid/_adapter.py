@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from ag_ui.core import RunAgentInput
 
-from ..._tiktoken import seed_tiktoken_cache
 from .._base import AgentAdapter, Emitted, EventStream
 from ._hooks import StateContextBuilder, ToolBehavior
+from ._tiktoken import seed_tiktoken_cache
 
 # Which adapter runs each agent object itself (the others run copies): weak, so nothing is kept
 # alive by it.

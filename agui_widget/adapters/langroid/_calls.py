@@ -25,8 +25,8 @@ from langroid.parsing.parse_json import extract_top_level_json
 from langroid.utils.object_registry import ObjectRegistry
 from pydantic import ValidationError
 
-from ..._content import parse_json_text
-from ..._display import is_rich
+from ...vocabulary._content import parse_json_text
+from ...vocabulary._display import is_rich
 from .._base import EventStream, new_id
 from ._history import DONE_SIGNAL, parse_args
 

@@ -26,7 +26,7 @@ from langroid.mytypes import Entity
 from langroid.utils.object_registry import ObjectRegistry
 from pydantic import ValidationError
 
-from ..._content import context_text, parse_partial_json
+from ...vocabulary._content import context_text, parse_partial_json
 from .._base import new_id
 from ._calls import Call, calls_in, rich_result
 from ._history import json_tool_text, reasoning_metadata, to_llm_messages, tool_mode

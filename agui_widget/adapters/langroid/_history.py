@@ -35,7 +35,7 @@ from langroid.language_models.base import (
 )
 from langroid.parsing.file_attachment import FileAttachment
 
-from ..._content import content_text
+from ...vocabulary._content import content_text
 
 Mode = Literal["tools", "functions", "json"]
 

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
-from ..._content import parse_json_text
+from ...vocabulary._content import parse_json_text
 from .._base import EventStream
 from ._calls import Call
 from ._hooks import RunState, StateContextBuilder, ToolBehavior, ToolCallContext, ToolResultContext

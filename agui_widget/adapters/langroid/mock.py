@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Union
 
-from ..._tiktoken import seed_tiktoken_cache
+from ._tiktoken import seed_tiktoken_cache
 
 seed_tiktoken_cache()  # before Langroid is imported, for machines that are offline
 

@@ -1,0 +1,217 @@
+"""What a view may send the kernel, declared once (docs/wire.md's requests).
+
+The kernel validates every request against these models (:func:`agui_widget.wire._codec.parse_request`,
+which loads this module when the first request arrives); the view's TypeScript types and
+validators are generated from them (``make wire``). A model's docstring is its row in docs/wire.md.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from ag_ui.core import AudioInputContent, DocumentInputContent, ImageInputContent, VideoInputContent
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.alias_generators import to_camel
+
+MAX_TEXT = 1_000_000
+"""Largest user message accepted from a view (characters)."""
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True, defer_build=True)
+
+
+class Hello(_Request):
+    """The kernel answers with a `snapshot` addressed to that view."""
+
+    kind: Literal["hello"]
+    view_id: str = Field(min_length=1, max_length=200)
+
+
+MediaPart = Annotated[
+    ImageInputContent | AudioInputContent | VideoInputContent | DocumentInputContent, Field(discriminator="type")
+]
+"""An attachment: an AG-UI 1.0 multimodal content part (`metadata.filename` names its file)."""
+
+
+class Send(_Request):
+    """`chat.send(text)`: a new user turn (queued while a run is active), with the files the user
+    attached (pasted, dropped or picked), within the chat's `attachment_policy`."""
+
+    kind: Literal["send"]
+    text: str = Field("", max_length=MAX_TEXT)
+    attachments: list[MediaPart] = []  # pydantic copies a default per instance
+
+    @model_validator(mode="after")
+    def _something_to_send(self) -> Send:
+        if not self.text.strip() and not self.attachments:
+            raise ValueError("a message needs some text or an attachment")
+        return self
+
+
+class Stop(_Request):
+    """`chat.stop()`."""
+
+    kind: Literal["stop"]
+
+
+class ToolResult(_Request):
+    """`chat.respond(toolCallId, result)` for a pending frontend tool call."""
+
+    kind: Literal["tool_result"]
+    tool_call_id: str = Field(min_length=1)
+    result: Any = None
+
+
+class Claim(_Request):
+    """This view will run a frontend tool's handler: the first claim wins and the pending entry
+    names that view (`claimedBy`), so a second tab shows the call as handled elsewhere instead of
+    running it again; `takeOver` makes this view the one (the claiming tab was closed). A late
+    answer or claim for a call already answered is ignored quietly."""
+
+    kind: Literal["claim"]
+    tool_call_id: str = Field(min_length=1)
+    view_id: str = Field(min_length=1, max_length=200)
+    take_over: bool = False
+
+
+class Resume(_Request):
+    """Answers a pending interrupt."""
+
+    kind: Literal["resume"]
+    interrupt_id: str = Field(min_length=1)
+    status: Literal["resolved", "cancelled"] = "resolved"
+    payload: Any = None
+
+
+class JsonPatchOp(BaseModel):
+    """One RFC 6902 operation (`value`, `from` as the operation needs)."""
+
+    model_config = ConfigDict(
+        extra="allow", populate_by_name=True, json_schema_extra={"tsType": "JsonPatchOperation"}, defer_build=True
+    )
+    op: Literal["add", "remove", "replace", "move", "copy", "test"]
+    path: str
+
+
+class StateEdit(_Request):
+    """Applies an RFC 6902 patch to `chat.state` (a view edit)."""
+
+    kind: Literal["state_edit"]
+    patch: list[JsonPatchOp] = Field(min_length=1)
+
+
+class Clear(_Request):
+    """`chat.clear(reset_state=resetState)`: forgets the conversation and the agent's suggestions
+    (the chat's starter suggestions come back); the shared state is kept, unless `resetState`
+    puts back the state the chat started with."""
+
+    kind: Literal["clear"]
+    reset_state: bool = False
+
+
+class Regenerate(_Request):
+    """Drops the last assistant turn and runs again from the last user message."""
+
+    kind: Literal["regenerate"]
+
+
+class Edit(_Request):
+    """Replaces a user message's text, drops what followed, and runs again."""
+
+    kind: Literal["edit"]
+    message_id: str = Field(min_length=1)
+    text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class SelectAgent(_Request):
+    """`chat.agent = name`: saves the current thread and continues that agent's own thread
+    (docs/threads.md); refused with a `notice` during a run or for an unknown name."""
+
+    kind: Literal["select_agent"]
+    name: str = Field(min_length=1, max_length=200)
+
+
+class Asset(_Request):
+    """The kernel answers with an `asset` message: the text of the file the view loads on demand
+    (`vega`: `agui_widget/static/vega.js`, the chart renderer). Only the names listed here are
+    accepted."""
+
+    kind: Literal["asset"]
+    name: Literal["vega"]
+
+
+class RunRecord(_Request):
+    """The kernel answers with a `run_record` message: one run as a recording (what was sent, what
+    came back, and when), for the event inspector to show and export."""
+
+    kind: Literal["run_record"]
+    run_id: str = Field(min_length=1, max_length=200)
+
+
+MAX_COLOR = 200
+"""Longest accent colour accepted (characters)."""
+_COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
+_COLOR_FUNCTIONS = frozenset(
+    {"rgb", "rgba", "hsl", "hsla", "hwb", "lab", "lch", "oklab", "oklch", "color", "color-mix", "light-dark"}
+    | {"calc", "min", "max", "clamp"}
+)
+_FUNCTION_NAME = re.compile(r"([A-Za-z-]*)\(")
+
+
+def css_color(value: str) -> str:
+    """``value`` as the chat's accent: "" (the theme's), a colour name, a hex colour, or a colour
+    function (``rgb()``, ``oklch()``, ``color-mix()`` ...). Views set it as a CSS custom property,
+    so anything that could carry other CSS (``;``, braces, quotes, ``url()``, ``var()``) is
+    refused with a ValueError."""
+    text = value.strip()
+    if len(text) > MAX_COLOR:
+        raise ValueError(f"a colour is at most {MAX_COLOR} characters")
+    if not _COLOR_TEXT.fullmatch(text):
+        raise ValueError(f"{text!r} is not a CSS colour: only letters, digits, spaces and # ( ) , . % / + - may appear")
+    for name in _FUNCTION_NAME.findall(text):
+        if name.lower() not in _COLOR_FUNCTIONS:
+            raise ValueError(f"{text!r} is not a CSS colour: {name or 'a bare'}() is not a colour function")
+    depth = 0
+    for char in text:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            break
+    if depth != 0:
+        raise ValueError(f"{text!r} is not a CSS colour: its parentheses do not pair")
+    return text
+
+
+class SetAccent(_Request):
+    """`chat.accent = color` (a browser tool's `ctx.setAccent`): the kernel keeps the chat's accent
+    colour and every view shows it, in every tab and after a reload; "" brings back the theme's.
+    Refused with a `notice` unless `color` is a CSS colour: a name, a hex colour, or a colour
+    function (`rgb()`, `oklch()`, `color-mix()` ...), never `url()`, `var()`, `;`, braces or quotes."""
+
+    kind: Literal["set_accent"]
+    color: str = Field(max_length=MAX_COLOR)
+
+    @field_validator("color")
+    @classmethod
+    def _a_colour(cls, value: str) -> str:
+        return css_color(value)
+
+
+Request = Annotated[
+    Hello
+    | Send
+    | Stop
+    | ToolResult
+    | Claim
+    | Resume
+    | StateEdit
+    | Clear
+    | Regenerate
+    | Edit
+    | SelectAgent
+    | Asset
+    | RunRecord
+    | SetAccent,
+    Field(discriminator="kind"),
+]

@@ -13,7 +13,7 @@ IPYKERNEL6 := 6.17.1
 IPYTHON6   := 7.34.0
 VENV6      := .venv-ipykernel6
 
-.PHONY: setup demo test test-ipykernel6 lint wire browser-deps test-deps bench clean
+.PHONY: setup demo test test-ipykernel6 lint wire docs browser-deps test-deps bench clean
 
 setup: js/node_modules/.installed $(VENV)/.installed
 
@@ -48,7 +48,7 @@ demo: setup
 	cd js && npm run build
 	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
 
-test: setup test-deps lint test-ipykernel6
+test: setup test-deps lint docs test-ipykernel6
 	cd js && npm run build && npm run typecheck && npm test
 	$(PY) -m pytest -q
 
@@ -80,6 +80,12 @@ lint: setup
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/limits.py
+
+# The documentation site (mkdocs.yml): docs/ and the API reference from the docstrings, built
+# into site/; --strict fails on any warning (a broken link, anchor or cross-reference, a public
+# name without a page). NO_MKDOCS_2_WARNING quiets Material's notice about MkDocs 2.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 bench: setup
 	$(PY) benchmarks/stream_cost.py

@@ -1,4 +1,5 @@
-"""MkDocs hook (mkdocs.yml, `hooks:`): the API reference must document every public name.
+"""MkDocs hooks (mkdocs.yml, `hooks:`): the API reference must document every public name, and
+the Sphinx roles some docstrings use (``:func:`name` ``) read as plain code.
 
 The public names are read from the package's sources, without importing it: ``__all__`` of
 ``agui_widget``, ``agui_widget.adapters`` and ``agui_widget.teaching``, and
@@ -20,11 +21,13 @@ log = logging.getLogger("mkdocs.hooks.api_coverage")
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "agui_widget"
-# Read from the module's own page rather than a heading of its own.
+# Told of in docs/api/index.md rather than under a heading of its own (it is read on first use).
 NOT_HEADINGS = {"__version__"}
 
 _ids: set[str] = set()
 _ID = re.compile(r'\bid="(agui_widget[\w.]*)"')
+# mkdocstrings renders docstrings as Markdown, which leaves a role's name before its code.
+_ROLE = re.compile(r":(?:func|class|meth|attr|data|mod|obj|exc):(?=<code>)")
 
 
 def _all_of(init: Path) -> list[str]:
@@ -54,7 +57,7 @@ def on_pre_build(config: Any) -> None:
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
     _ids.update(_ID.findall(output))
-    return output
+    return _ROLE.sub("", output)
 
 
 def on_post_build(config: Any) -> None:

@@ -2,7 +2,7 @@
  * `ctx.setAccent` asks the kernel to keep it (docs/wire.md, `set_accent`). */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { FakeModel, settle } from "./dom";
+import { FakeModel, untilSent } from "./dom";
 import { connected } from "./mount";
 
 const accentOf = (el: HTMLElement) => (el.querySelector(".agui-widget") as HTMLElement).style.getPropertyValue("--agui-accent");
@@ -42,7 +42,7 @@ describe("the accent", () => {
     const one = await connected([], new Proxy(model, {}));
     const two = await connected([], new Proxy(model, {}));
     model.set("pending", [pendingPaint("c1", "tomato")]);
-    await settle();
+    await untilSent(model, "tool_result");
 
     assert.deepEqual(model.sentOf("set_accent"), [{ kind: "set_accent", color: "tomato" }], "the kernel is asked to keep it");
     assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { ok: true } }]);
@@ -58,7 +58,7 @@ describe("the accent", () => {
     const model = chatModel({ frontend_tools: [painter("ctx.setAccent(args.color); return { ok: true };")] });
     const { el } = await connected([], model);
     model.set("pending", [pendingPaint("c1", "not a colour")]);
-    await settle();
+    await untilSent(model, "tool_result");
 
     assert.deepEqual(model.sentOf("set_accent"), [], "nothing to keep");
     const [answer] = model.sentOf("tool_result");

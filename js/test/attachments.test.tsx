@@ -3,8 +3,8 @@
  * AG-UI media parts; the transcript shows a sent message's images and files. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { FakeModel, doc } from "./dom";
-import { button, connected, maybeButton, settle, textbox } from "./mount";
+import { FakeModel, doc, until, untilSent } from "./dom";
+import { button, connected, maybeButton, textbox } from "./mount";
 import { accepts, attachmentInfo, refusal } from "../src/attachments";
 import type { AttachmentPolicy } from "../src/wire";
 
@@ -36,10 +36,8 @@ async function composerWith(policy: AttachmentPolicy = POLICY) {
 const held = (el: HTMLElement) => [...el.querySelectorAll('[aria-label="Attached to the next message"] [role="listitem"]')];
 const problem = (el: HTMLElement) => el.querySelector(".agui-attach-problem[role=alert]")?.textContent ?? "";
 
-async function sent(model: FakeModel, count = 1) {
-  for (let i = 0; i < 50 && model.sentOf("send").length < count; i++) await new Promise((r) => setTimeout(r, 10));
-  return model.sentOf("send");
-}
+/** The `send` requests, once `count` are sent (the files are read first, which takes turns). */
+const sent = (model: FakeModel, count = 1) => untilSent(model, "send", count);
 
 describe("the attachment policy, as the composer applies it", () => {
   it("names the first file over a limit, with the limit", () => {
@@ -76,8 +74,7 @@ describe("the composer", () => {
     composer.dispatchEvent(over);
     assert.equal(over.defaultPrevented, true, "the chat takes the drop, not the notebook");
     composer.dispatchEvent(filesEvent("drop", [file("report.pdf", "application/pdf", 20)]));
-    await settle();
-    assert.equal(held(el).length, 2);
+    await until(() => held(el).length === 2, "both files held");
     const thumb = el.querySelector(".agui-held img") as HTMLImageElement;
     assert.equal(thumb.getAttribute("alt"), "shot.png");
     assert.match(el.querySelector(".agui-held .agui-file-chip")?.textContent ?? "", /report\.pdf.*20 B/);
@@ -91,22 +88,20 @@ describe("the composer", () => {
       { type: "image", source: { type: "data", value: Buffer.from(PNG).toString("base64"), mimeType: "image/png" }, metadata: { filename: "shot.png" } },
       { type: "document", source: { type: "data", value: Buffer.from(new Uint8Array(20)).toString("base64"), mimeType: "application/pdf" }, metadata: { filename: "report.pdf" } },
     ]);
-    await settle();
-    assert.equal(held(el).length, 0, "sent: the previews go");
+    await until(() => held(el).length === 0, "sent: the previews go");
     assert.equal(box.value, "");
   });
 
   it("refuses a file over a limit with the reason, keeps the others, and lets one be removed", async () => {
     const { model, el, box } = await composerWith();
     box.dispatchEvent(filesEvent("paste", [file("a.png", "image/png"), file("b.png", "image/png")]));
-    await settle();
+    await until(() => held(el).length === 2, "the two pasted files held");
     box.dispatchEvent(filesEvent("paste", [file("huge.png", "image/png", 5000)]));
-    await settle();
+    await until(() => problem(el) !== "", "the refusal said");
     assert.equal(problem(el), "huge.png is 4.9 KB; this chat takes files up to 1000 B.");
     assert.equal(held(el).length, 2, "the files already held stay");
     button(el, "Remove a.png").click();
-    await settle();
-    assert.equal(held(el).length, 1);
+    await until(() => held(el).length === 1, "a.png removed");
     assert.equal(problem(el), "", "the message goes once the user acts");
     assert.equal(doc.activeElement, box, "the keyboard goes back to the message box");
     // A message of files alone is a message.
@@ -127,17 +122,16 @@ describe("the composer", () => {
     assert.ok(opened, "the Attach button opens the file picker");
     Object.defineProperty(input, "files", { value: [file("c.png", "image/png")], configurable: true });
     input.dispatchEvent(new win.Event("change", { bubbles: true }));
-    await settle();
-    assert.equal(held(el).length, 1);
+    await until(() => held(el).length === 1, "the picked file held");
   });
 
   it("offers no Attach button when the chat takes no attachments, and says so for a pasted file", async () => {
     const { el, box } = await composerWith({ ...POLICY, enabled: false });
     assert.equal(maybeButton(el, "Attach files"), null);
     box.dispatchEvent(filesEvent("paste", [file("a.png", "image/png")]));
-    await settle();
-    assert.equal(held(el).length, 0);
+    await until(() => problem(el) !== "", "the refusal said");
     assert.equal(problem(el), "This chat takes no attachments.");
+    assert.equal(held(el).length, 0);
   });
 });
 

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { doc } from "./dom";
-import { button, connected, maybeButton, press, settle, textbox } from "./mount";
+import { button, connected, maybeButton, press, textbox, until } from "./mount";
 
 const conversation = [
   { id: "u1", role: "user", content: "a question" },
@@ -13,7 +13,7 @@ const conversation = [
 async function confirming() {
   const view = await connected(conversation, undefined, { step: 2 });
   button(view.el, "Clear conversation").click();
-  await settle();
+  await until(() => view.el.querySelector(".agui-confirm") !== null, "clear's confirmation");
   return view;
 }
 
@@ -30,8 +30,7 @@ describe("clear's confirmation", () => {
     button(el, "Yes, clear").click();
     assert.deepEqual(model.sentOf("clear"), [{ kind: "clear" }]);
     model.kernel({ kind: "messages", start: 0, messages: [] });
-    await settle();
-    assert.equal(doc.activeElement, textbox(el, "Message"), "the focus should be in the message box, not on the page");
+    await until(() => doc.activeElement === el.querySelector('textarea[aria-label="Message"]'), "the focus in the message box, not on the page");
   });
 
   it("Clear and reset state asks the kernel to reset the state, and puts the focus in the message box", async () => {
@@ -39,21 +38,19 @@ describe("clear's confirmation", () => {
     button(el, "Clear and reset state").click();
     assert.deepEqual(model.sentOf("clear"), [{ kind: "clear", resetState: true }]);
     model.kernel({ kind: "messages", start: 0, messages: [] });
-    await settle();
-    assert.equal(maybeButton(el, "Clear and reset state"), null, "the confirmation is gone");
+    await until(() => maybeButton(el, "Clear and reset state") === null, "the confirmation gone");
     assert.equal(doc.activeElement, textbox(el, "Message"));
   });
 
   it("Cancel and Escape send nothing and give the focus back to Clear", async () => {
     const { model, el } = await confirming();
+    const clear = () => maybeButton(el, "Clear conversation");
     button(el, "Cancel").click();
-    await settle();
-    assert.equal(doc.activeElement, button(el, "Clear conversation"));
+    await until(() => clear() !== null && doc.activeElement === clear(), "the focus back on Clear after Cancel");
     button(el, "Clear conversation").click();
-    await settle();
+    await until(() => maybeButton(el, "Clear and reset state") !== null, "clear's confirmation again");
     press(button(el, "Clear and reset state"), "Escape");
-    await settle();
-    assert.equal(doc.activeElement, button(el, "Clear conversation"));
+    await until(() => clear() !== null && doc.activeElement === clear(), "the focus back on Clear after Escape");
     assert.equal(model.sentOf("clear").length, 0);
   });
 });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel } from "./dom";
-import { button, connected, settle } from "./mount";
+import { button, connected, until } from "./mount";
 
 const panelOf = (el: Element) => el.querySelector('section[aria-label="What the agent gets"]') as HTMLElement | null;
 /** Each item of a list as the words of its parts (a details' summary and text, one part each). */
@@ -29,9 +29,8 @@ describe("the Context panel", () => {
     assert.match(toggle.textContent ?? "", /Context\s*3/);
     assert.equal(panelOf(el), null, "closed until asked for");
     toggle.click();
-    await settle();
-    const panel = panelOf(el);
-    assert.ok(panel);
+    await until(() => panelOf(el) !== null, "the Context panel open");
+    const panel = panelOf(el) as HTMLElement;
     assert.deepEqual(itemsOf(panel, "Tools"), ["pick_color asks you Ask for a colour"]);
     assert.deepEqual(itemsOf(panel, "Context"), [
       "the course 6 characters Show the text week 4",
@@ -46,10 +45,13 @@ describe("the Context panel", () => {
     });
     const { el } = await connected([], model);
     button(el, "Show context 2").click();
-    await settle();
+    await until(() => panelOf(el) !== null, "the Context panel open");
     model.set("agent_context", [{ description: "the data", preview: "3 rows <b>x</b>", length: 15, live: true }]);
     model.set("frontend_tools", []);
-    await settle();
+    await until(
+      () => /15 characters/.test(panelOf(el)?.textContent ?? "") && /No tools from the notebook/.test(panelOf(el)?.textContent ?? ""),
+      "the panel showing the changed traits",
+    );
     const panel = panelOf(el) as HTMLElement;
     assert.deepEqual(itemsOf(panel, "Context"), ["the data 15 characters, read at each run Show the text 3 rows <b>x</b>"]);
     assert.equal(panel.querySelector("b"), null, "a preview is text, never markup");

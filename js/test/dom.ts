@@ -8,6 +8,7 @@
  * the DOM DOMPurify itself is tested against.
  */
 import { JSDOM } from "jsdom";
+import { options } from "preact";
 import type { AnyModel, ModelCallback } from "../src/anywidget";
 
 // runScripts: inline event handlers compile and run, so the sanitiser tests can tell whether a
@@ -62,17 +63,77 @@ g.window = window;
 
 export const doc = window.document as unknown as Document;
 
-/** Lets Preact render and run its effects. */
+/** Waits a fixed time. Only for what no condition can tell: see the comment at each use. */
 export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Waits until `holds()` is true, turning the event loop; fails after `timeoutMs` (a busy machine
- * may take far longer than one `settle` to render). */
+// Preact runs a component's effects (useEffect) after the next frame, not with its render. The
+// tests' waits count the effect flushes Preact has asked for and not yet run, so that a wait ends
+// only once the view has also run the effects of what it rendered (its listeners, its focus).
+// This is Preact's own scheduling (a frame, or 35 ms if no frame comes, then a task), counted.
+let effectFlushes = 0;
+options.requestAnimationFrame = (flush: () => void) => {
+  effectFlushes++;
+  let frame = 0;
+  const done = () => {
+    clearTimeout(timer);
+    cancelAnimationFrame(frame);
+    setTimeout(() => {
+      effectFlushes--;
+      flush();
+    });
+  };
+  const timer = setTimeout(done, 35);
+  frame = requestAnimationFrame(done);
+};
+
+const turn = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+/** Waits until `holds()` is true and the view has run the effects of what it rendered, turning
+ * the event loop; fails after `timeoutMs`, naming `what` was awaited (a busy machine may take far
+ * longer than a fixed wait to render). */
 export async function until(holds: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!holds()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not so after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  for (;;) {
+    const held = holds();
+    if (held && effectFlushes === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(held ? `${what}: so, but the view's effects were still pending after ${timeoutMs} ms` : `${what}: not so after ${timeoutMs} ms`);
+    }
+    await turn();
   }
+}
+
+/** Waits until the view has finished with what already happened: Preact's renders (microtasks)
+ * and the effects they asked for. Not a time: the signal to wait for before asserting that
+ * something did NOT happen, when nothing else marks the end of the processing. */
+export async function idle(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve));
+  await until(() => true, "the view's renders and effects");
+}
+
+/** Waits until `root` has exactly `n` elements matching `selector`. */
+export async function untilCount(root: ParentNode, selector: string, n: number, what = `${n} × ${selector}`): Promise<void> {
+  let seen = 0;
+  try {
+    await until(() => (seen = root.querySelectorAll(selector).length) === n, what);
+  } catch (error) {
+    throw new Error(`${(error as Error).message} (have ${seen})`);
+  }
+}
+
+/** Waits until an element matching `selector` in `root` has `text` in its text (a string: contains;
+ * a RegExp: matches); returns that element. */
+export async function untilText(root: ParentNode, selector: string, text: string | RegExp, what = `${selector} reading ${text}`): Promise<HTMLElement> {
+  const reads = (el: Element) => (typeof text === "string" ? (el.textContent ?? "").includes(text) : text.test(el.textContent ?? ""));
+  let found: HTMLElement | undefined;
+  await until(() => (found = [...root.querySelectorAll(selector)].find(reads) as HTMLElement | undefined) !== undefined, what);
+  return found as HTMLElement;
+}
+
+/** Waits until the model has sent at least `n` messages of `kind`; returns those sent. */
+export async function untilSent(model: FakeModel, kind: string, n = 1): Promise<Array<Record<string, unknown>>> {
+  await until(() => model.sentOf(kind).length >= n, `${n} ${kind} message(s) sent`);
+  return model.sentOf(kind);
 }
 
 export class FakeModel implements AnyModel {

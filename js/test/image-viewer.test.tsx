@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel, doc } from "./dom";
-import { button, connected, press, settle, textbox } from "./mount";
+import { button, connected, press, textbox, until } from "./mount";
 import { kindLabel } from "../src/attachments";
 import type { AttachmentPolicy } from "../src/wire";
 
@@ -53,9 +53,8 @@ describe("an attached image", () => {
 
     thumb.focus();
     thumb.click();
-    await settle();
-    const dialog = viewer(el);
-    assert.ok(dialog, "the image opens in a dialog");
+    await until(() => viewer(el) !== null, "the image open in a dialog");
+    const dialog = viewer(el) as HTMLElement;
     assert.ok(el.contains(dialog), "within the chat's own DOM");
     assert.equal(dialog.getAttribute("aria-modal"), "true");
     assert.equal(doc.getElementById(dialog.getAttribute("aria-labelledby") ?? "")?.textContent, "plot.png");
@@ -66,16 +65,14 @@ describe("an attached image", () => {
     assert.equal(doc.activeElement, close, "focus goes to Close");
 
     const escape = press(close, "Escape");
-    await settle();
+    await until(() => viewer(el) === null, "Escape closes it");
     assert.equal(escape.defaultPrevented, true);
-    assert.equal(viewer(el), null, "Escape closes it");
     assert.equal(doc.activeElement, thumb, "focus is back on the thumbnail");
 
     thumb.click();
-    await settle();
+    await until(() => viewer(el) !== null, "the image open again");
     button(viewer(el) as HTMLElement, "Close").click();
-    await settle();
-    assert.equal(viewer(el), null, "Close closes it");
+    await until(() => viewer(el) === null, "Close closes it");
     assert.equal(doc.activeElement, thumb);
   });
 
@@ -83,11 +80,11 @@ describe("an attached image", () => {
     const { el } = await composing();
     const box = textbox(el, "Message");
     paste(box, [new File([Buffer.from(PNG, "base64")], "shot.png", { type: "image/png" })]);
-    await settle();
+    await until(() => el.querySelector(".agui-held .agui-thumb-open") !== null, "the pasted image held");
     const held = el.querySelector(".agui-held") as HTMLElement;
     assert.equal(held.querySelector(".agui-thumb-name")?.textContent, "shot.png");
     (held.querySelector(".agui-thumb-open") as HTMLButtonElement).click();
-    await settle();
+    await until(() => viewer(el) !== null, "the held image open in a dialog");
     assert.equal(viewer(el)?.querySelector("img")?.getAttribute("src"), "blob:thumb-shot.png");
   });
 });
@@ -109,7 +106,7 @@ describe("a file's kind on its chip", () => {
   it("is the same for a .txt file before sending and once sent", async () => {
     const before = await composing();
     paste(textbox(before.el, "Message"), [new File(["hello"], "notes.txt", { type: "text/plain" })]);
-    await settle();
+    await until(() => before.el.querySelector(".agui-held .agui-file-kind") !== null, "the pasted file held");
     const held = before.el.querySelector(".agui-held .agui-file-kind")?.textContent;
     before.cleanup();
 

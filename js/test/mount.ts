@@ -1,7 +1,7 @@
 /** Mounting the widget in the test DOM, and finding things in it the way a user does. */
 import assert from "node:assert/strict";
 import { afterEach } from "node:test";
-import { doc, FakeModel, settle } from "./dom";
+import { doc, FakeModel, idle, settle, until, untilCount, untilSent, untilText } from "./dom";
 import widget from "../src/index";
 
 export type Mounted = { model: FakeModel; el: HTMLElement; cleanup: () => void; viewId: string };
@@ -24,7 +24,7 @@ export function mount(model = new FakeModel()): Mounted {
 export async function connected(messages: unknown[] = [], model = new FakeModel(), state: unknown = {}, events: unknown[] = []): Promise<Mounted> {
   const view = mount(model);
   model.kernel({ kind: "snapshot", viewId: view.viewId, messages, state, events });
-  await settle();
+  await until(() => !(view.el.textContent ?? "").includes("Connecting to the kernel"), "the view shows the snapshot");
   return view;
 }
 
@@ -57,4 +57,4 @@ export function press(box: Element, key: string, init: KeyboardEventInit = {}) {
   return event as KeyboardEvent;
 }
 
-export { settle };
+export { idle, settle, until, untilCount, untilSent, untilText };

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { groupRuns, runPrompts } from "../src/view/runs";
 import type { AguiEvent, Message } from "../src/wire";
-import { FakeModel, settle } from "./dom";
+import { FakeModel, until, untilCount } from "./dom";
 import { ev } from "./helpers";
 import { button, connected } from "./mount";
 
@@ -46,9 +46,9 @@ describe("the run picker", () => {
     const messages = [user("u1", "weather in Paris"), assistant("a1"), user("u2", [{ type: "text", text: long }]), assistant("a2")];
     const { model, el } = await connected(messages, new FakeModel(), {}, answered("run-1", "a1"));
     button(el, "Show events").click();
-    await settle();
+    await untilCount(el, 'select[aria-label="Filter events by run"] option', 2, "the run picker, with the snapshot's run");
     model.kernel({ kind: "events", events: answered("run-2", "a2"), times: [at, at + 10, at + 20, at + 30, at + 40] });
-    await settle();
+    await untilCount(el, 'select[aria-label="Filter events by run"] option', 3, "the live run in the run picker");
     const picker = el.querySelector('select[aria-label="Filter events by run"]') as HTMLSelectElement;
     const options = [...picker.options].slice(1);
     const clock = new Date(at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -61,14 +61,13 @@ describe("the run picker", () => {
     assert.deepEqual(options.map((o) => o.getAttribute("title")), ["run run-1", "run run-2"]);
     picker.value = "run-2";
     picker.dispatchEvent(new (globalThis as unknown as { window: { Event: typeof Event } }).window.Event("change", { bubbles: true }));
-    await settle();
-    assert.equal(picker.getAttribute("title"), "run run-2", "the chosen run's id, on the picker");
+    await until(() => picker.getAttribute("title") === "run run-2", "the chosen run's id, on the picker");
   });
 
   it("names a run by its id when the transcript does not show what led to it", async () => {
     const { el } = await connected([], new FakeModel(), {}, answered("r9", "a9"));
     button(el, "Show events").click();
-    await settle();
+    await untilCount(el, 'select[aria-label="Filter events by run"] option', 2, "the run picker, with the snapshot's run");
     const picker = el.querySelector('select[aria-label="Filter events by run"]') as HTMLSelectElement;
     assert.deepEqual([...picker.options].map((o) => o.textContent), ["All runs", "run r9"]);
   });

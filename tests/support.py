@@ -66,11 +66,12 @@ def split_runs(events: Sequence[BaseEvent]) -> list[list[BaseEvent]]:
     return runs
 
 
-async def until(predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    """Waits, turning the event loop, until ``predicate()`` holds; fails after ``timeout`` seconds."""
+async def until(predicate: Callable[[], object], timeout: float = 5.0, what: str = "the condition") -> None:
+    """Waits, turning the event loop, until ``predicate()`` holds; fails after ``timeout`` seconds,
+    saying ``what`` did not come true."""
     deadline = time.monotonic() + timeout
     while not predicate():
-        assert time.monotonic() < deadline, "the condition did not come true in time"
+        assert time.monotonic() < deadline, f"{what} did not come true within {timeout:g} s"
         await asyncio.sleep(0.005)
 
 

@@ -145,9 +145,10 @@ async def test_stop_mid_stream_keeps_the_partial_answer_marked_stopped():
 
 
 async def test_stop_before_the_first_token_works():
-    session = Session(Slow(tokens=5, pause=1.0))
+    agent = Slow(tokens=5, pause=1.0)
+    session = Session(agent)
     run = session.send("x")
-    await asyncio.sleep(0.02)
+    await until(lambda: agent.inputs)  # the agent runs, paused before its first token
     session.stop()
     await run
     assert run.status == "cancelled"

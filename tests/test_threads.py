@@ -105,15 +105,16 @@ async def test_runs_go_to_the_thread_switched_to():
 
 
 async def test_switching_during_a_run_is_refused_and_changes_nothing():
-    gate = asyncio.Event()
+    gate, started = asyncio.Event(), asyncio.Event()
 
     async def slow(messages):
+        started.set()
         await gate.wait()
         return "done"
 
     chat = AgentChat(slow, thread_id="a")
     run = chat.send("wait for me")
-    await asyncio.sleep(0.01)
+    await asyncio.wait_for(started.wait(), 5)  # the run is under way, its agent waiting
     with pytest.raises(RuntimeError, match="a run is active"):
         chat.switch("b")
     with pytest.raises(RuntimeError, match="a run is active"):

@@ -65,11 +65,11 @@ def outputs(monkeypatch: pytest.MonkeyPatch) -> Outputs:
 REWRITE_DELAY = 0.05
 
 
-async def settled() -> None:
-    """Lets the callbacks the chat scheduled run, the kept output's delayed rewrite too."""
-    for _ in range(3):
-        await asyncio.sleep(0)
-    await asyncio.sleep(REWRITE_DELAY * 3)
+async def settled(chat: AgentChat) -> None:
+    """Waits until the chat is idle and no rewrite of the kept output is due: the chat turns idle in
+    the same call that schedules the rewrite (at once, or after the delay once viewed), and the
+    rewrite, done or put off, drops its handle."""
+    await until(lambda: chat.status == "idle" and chat._saved._handle is None)
 
 
 def test_displaying_a_chat_shows_the_widget_then_the_conversation(outputs: Outputs):
@@ -93,7 +93,7 @@ async def test_in_colab_the_copy_is_left_out_unless_asked_for(outputs: Outputs, 
     [(widget, _options)] = outputs.shown
     assert WIDGET_MIME in widget
     await chat.send("hi")
-    await settled()
+    await settled(chat)
     assert outputs.updates == [], "nothing to rewrite"
 
     AgentChat(echo, keep_conversation=True)._ipython_display_()
@@ -111,16 +111,16 @@ async def test_the_kept_conversation_is_rewritten_once_when_a_turn_ends(outputs:
     chat = AgentChat(echo)
     chat._ipython_display_()
     run = chat.send("hello")
-    await asyncio.sleep(0)
+    await asyncio.sleep(0)  # a rewrite at once (call_soon) would show after a turn
     assert outputs.updates == [], "nothing is rewritten while the turn runs"
     await run
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 1 and outputs.updates[0][1] == chat.saved_output_id
     assert "hello" in outputs.kept and "echo: hello" in outputs.kept
     assert "assistant: echo: hello" in outputs.updates[0][0]["text/plain"]
 
     await chat.send("again")
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 2 and "echo: again" in outputs.kept
 
 
@@ -130,7 +130,7 @@ async def test_messages_sent_during_a_turn_are_kept_after_the_last_one(outputs: 
     chat.send("one")
     last = chat.send("two")  # queued behind the first
     await last
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 1 and "echo: one" in outputs.kept and "echo: two" in outputs.kept
 
 
@@ -139,12 +139,12 @@ async def test_changes_made_from_python_are_kept_too(outputs: Outputs):
     chat._ipython_display_()
     chat.messages = [{"id": "a1", "role": "assistant", "content": "Set from a cell."}]
     chat.state = {"city": "Lisbon"}
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 1, "changes made in one go are written once"
     assert "Set from a cell." in outputs.kept and '"city": "Lisbon"' in outputs.kept
 
     chat.clear()
-    await settled()
+    await settled(chat)
     assert "Set from a cell." not in outputs.kept and "no messages yet" in outputs.kept
 
 
@@ -161,19 +161,22 @@ async def test_without_a_view_the_copy_is_rewritten_at_once(outputs: Outputs, mo
     chat = AgentChat(echo)
     chat._ipython_display_()
     chat.messages = [{"id": "a1", "role": "assistant", "content": "set from a cell"}]
-    for _ in range(3):
+    for _ in range(3):  # at once: the rewrite is call_soon'd, so a turn of the loop shows it
         await asyncio.sleep(0)
     assert len(outputs.updates) == 1 and "set from a cell" in outputs.kept
 
 
-async def test_the_rewrite_waits_for_the_views_and_takes_in_the_changes_made_meanwhile(outputs: Outputs):
+async def test_the_rewrite_waits_for_the_views_and_takes_in_the_changes_made_meanwhile(
+    outputs: Outputs, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(SavedOutput, "rewrite_delay", 1.0)  # far longer than the loop's three turns below
     chat = shown_in_a_page(AgentChat(echo))
     chat.messages = [{"id": "a1", "role": "assistant", "content": "first"}]
-    for _ in range(3):
+    for _ in range(3):  # a rewrite at once (without a view: call_soon) would have run by now
         await asyncio.sleep(0)
     assert outputs.updates == [], "the page draws the change before it renders the copy again"
     chat.messages = [*chat.messages, {"id": "a2", "role": "assistant", "content": "second"}]
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 1 and "first" in outputs.kept and "second" in outputs.kept
 
 
@@ -187,11 +190,11 @@ async def test_a_turn_started_before_the_rewrite_puts_it_off_to_the_turn_end(out
     chat = shown_in_a_page(AgentChat(slow))
     chat.messages = [{"id": "a1", "role": "assistant", "content": "set from a cell"}]
     run = chat.send("and then a question")
-    await asyncio.sleep(REWRITE_DELAY * 3)
+    await until(lambda: chat._saved._handle is None)  # the delayed rewrite came, during the turn
     assert outputs.updates == [], "nothing is rewritten while the turn runs"
     release.set()
     await run
-    await settled()
+    await settled(chat)
     assert len(outputs.updates) == 1 and "set from a cell" in outputs.kept and "slow: and then a question" in outputs.kept
 
 
@@ -200,17 +203,17 @@ async def test_switching_threads_keeps_the_thread_now_shown(outputs: Outputs):
     chat._ipython_display_()
     await chat.send("in the first thread")
     chat.new_thread("second")
-    await settled()
+    await settled(chat)
     assert "in the first thread" not in outputs.kept
     chat.switch("first")
-    await settled()
+    await settled(chat)
     assert "echo: in the first thread" in outputs.kept
 
 
 async def test_a_chat_that_was_not_displayed_writes_no_output(outputs: Outputs):
     chat = AgentChat(echo)
     await chat.send("hello")
-    await settled()
+    await settled(chat)
     assert outputs.shown == [] and outputs.updates == []
 
 
@@ -219,7 +222,7 @@ async def test_a_closed_chat_stops_writing(outputs: Outputs):
     chat._ipython_display_()
     chat.close()
     chat.messages = [{"id": "a1", "role": "assistant", "content": "after close"}]
-    await settled()
+    await settled(chat)
     assert outputs.updates == []
 
 
@@ -238,7 +241,7 @@ async def test_a_failing_display_update_is_logged_and_the_chat_goes_on(outputs: 
     chat._ipython_display_()
     monkeypatch.setattr(IPython.display, "update_display", broken)
     await chat.send("hello")
-    await settled()
+    await settled(chat)
     assert "was not updated" in caplog.text and chat.messages[-1]["content"] == "echo: hello"
     await until(lambda: chat.status == "idle")
 

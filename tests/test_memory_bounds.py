@@ -6,7 +6,6 @@ size; nothing else of a finished turn stays behind (benchmarks/memory.py measure
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import weakref
 
@@ -25,6 +24,8 @@ from agui_widget import AgentChat
 from agui_widget.adapters import AgentAdapter
 from agui_widget.pipeline._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
 from agui_widget.session._session import Session
+
+from .support import until
 
 
 def logged_json_bytes(events) -> int:
@@ -142,10 +143,13 @@ async def test_finished_turns_leave_nothing_behind_in_the_chat():
         run = await chat.send("Look it up.")
         assert run.status == "finished", run.error
     del run
-    await asyncio.sleep(0.1)  # the batching and refresh timers
-    gc.collect()
+
+    def every_run_freed() -> bool:
+        gc.collect()
+        return all(ref() is None for ref in ended)
+
     assert len(ended) == 300
-    assert [ref for ref in ended if ref() is not None] == []
+    await until(every_run_freed, what="every finished run freed (once the chat's timers and the last stream's close ran)")
     session = chat._session
     assert session.active is None and not session.queue and not session.pending
     assert session._consumer is None and session._task is None

@@ -10,7 +10,8 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError('agui_widget.server needs FastAPI: pip install "agui-widget[server]"') from exc
 
-from ._app import ServedAgent, create_app
+from ._agents import ServedAgent
+from ._app import create_app
 from ._auth import bearer_tokens
 from ._runs import ServedRun
 

@@ -17,7 +17,7 @@ from ag_ui.core import BaseEvent, EventType, RunAgentInput, RunErrorEvent, RunSt
 from ag_ui.core.version import PROTOCOL_VERSION
 
 from ..pipeline._eventlog import EventLog
-from ..vocabulary._hooks import INPUT_REFUSED
+from ..vocabulary._hooks import INPUT_REFUSED, Guard
 from ..vocabulary._marks import REFUSED, with_mark
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "RefusedTurn",
     "RunLimiter",
     "ServedRun",
+    "checked_guard",
     "mark_refused",
     "turn_content",
 ]
@@ -68,6 +69,13 @@ class ServedRun:
             if event.type == EventType.TEXT_MESSAGE_CONTENT:
                 texts.setdefault(event.message_id, []).append(event.delta)  # type: ignore[attr-defined]
         return "\n\n".join("".join(parts) for parts in texts.values())
+
+
+def checked_guard(guard: Guard | None) -> Guard | None:
+    """``create_app``'s ``guard``, refused at once when it is not a function."""
+    if guard is not None and not callable(guard):
+        raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
+    return guard
 
 
 def turn_content(run_input: RunAgentInput) -> Any | None:

@@ -47,6 +47,11 @@ def tool_messages(session: Session) -> list[dict]:
     return [m for m in session.messages if m["role"] == "tool"]
 
 
+def call_tasks(name: str) -> list[asyncio.Task]:
+    """The session's tasks running a call of the Python tool ``name`` now."""
+    return [task for task in asyncio.all_tasks() if task.get_name() == f"agui-widget tool {name}"]
+
+
 # -- the schema -----------------------------------------------------------------------------------
 
 
@@ -234,8 +239,8 @@ async def test_a_call_that_asks_for_approval_runs_only_once_approved():
     await until(lambda: session.status == "waiting")
     [pending] = session.pending
     assert pending.kernel == "approve" and pending.to_wire()["kernel"] == "approve"
-    await asyncio.sleep(0.05)
-    assert calls == [], "nothing runs before the approval"
+    # the session starts the calls it runs in the step that makes it "waiting": none was started
+    assert call_tasks("record") == [] and calls == [], "nothing runs before the approval"
     with pytest.raises(ValueError, match="answer True"):
         session.respond(pending.id, "sure")
     session.respond(pending.id, {"approved": True})
@@ -275,17 +280,18 @@ async def test_stop_while_a_function_runs_cancels_it_and_leaves_a_clean_history(
     assert run.status == "cancelled"
     [answer] = tool_messages(session)
     assert answer["error"] == "cancelled", "the call is answered as cancelled, never left dangling"
-    await asyncio.sleep(0.05)
+    await until(lambda: not call_tasks("long_job"), what="the cancelled call's task to end")
     assert len(tool_messages(session)) == 1
     after = await session.send("help")
     assert after.status == "finished"
 
 
 async def test_a_sync_function_still_running_after_a_stop_adds_nothing_later():
-    release = threading.Event()
+    release, returned = threading.Event(), threading.Event()
 
     def blocking() -> str:
         release.wait(5)
+        returned.set()
         return "late result"
 
     session = Session(DemoAgent(delay=0), tools=[python_tool(blocking)])
@@ -294,7 +300,8 @@ async def test_a_sync_function_still_running_after_a_stop_adds_nothing_later():
     session.stop()
     await run
     release.set()
-    await asyncio.sleep(0.2)
+    await until(returned.is_set, what="the function to return")
+    await until(lambda: not call_tasks("blocking"), what="the stopped call's task to end")
     assert [m["content"] for m in tool_messages(session) if "late result" in m["content"]] == []
 
 

@@ -114,68 +114,96 @@ class DemoAgent(AgentAdapter):
         messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         state = input.state if isinstance(input.state, dict) else {}
         last = messages[-1] if messages else {}
-
         if input.resume:
-            async for item in self._after_approval(input, stream, messages, state):
-                yield item
-            return
-        if last.get("role") == "tool":
-            async for item in self._after_frontend_tool(stream, last):
-                yield item
-            return
+            handler = self._after_approval(input, stream, messages, state)
+        elif last.get("role") == "tool":
+            handler = self._after_frontend_tool(stream, last)
+        else:
+            handler = self._reply(input, stream, last, state)
+        async for item in handler:
+            yield item
 
+    # -- choosing a scenario ------------------------------------------------------------------
+
+    def _reply(
+        self, input: RunAgentInput, stream: EventStream, last: dict[str, Any], state: dict[str, Any]
+    ) -> AsyncIterator[Emitted]:
+        """The scenario the user's message asks for: the first of these groups to match it."""
         text = message_text(last).strip()
         lowered = text.lower()
-        call = re.match(_CALL, text)
-        attached = [part for part in last.get("content") or () if isinstance(part, dict) and part.get("type") != "text"]
-        if attached and isinstance(last.get("content"), list):
-            handler = self._say(stream, _attachments_text(attached))
-        elif not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
-            handler = self._say(stream, HELP)
-        elif lowered in {"tools", "list tools", "what tools", "which tools"}:
-            handler = self._say(stream, _tools_text(input))
-        elif call is not None:
-            handler = self._call_tool(stream, input, call.group(1), call.group(2))
-        elif "weather" in lowered:
-            handler = self._weather(stream, text)
-        elif any(word in lowered for word in ("colour", "color", "accent", "theme", "make it")):
-            handler = self._accent(stream, lowered)
-        elif re.match(r"(add|todo)\b", lowered):
-            handler = self._add_todo(stream, state, text)
-        elif re.match(r"done\s+\d+", lowered):
-            handler = self._tick(stream, state, lowered)
-        elif "delete" in lowered or "clear my list" in lowered or "risky" in lowered:
-            handler = self._ask_to_delete(stream, state)
-        elif "list" in lowered or "todos" in lowered or "to-dos" in lowered:
-            handler = self._show_list(stream, state)
-        elif lowered.startswith("plan"):
-            handler = self._plan(stream, text)
-        elif lowered.startswith("think") or "reason" in lowered:
-            handler = self._think(stream, text)
-        elif "markdown" in lowered or "showcase" in lowered:
-            handler = self._say(stream, MARKDOWN_SHOWCASE)
-        elif lowered.startswith("write") or "document" in lowered:
-            handler = self._write_document(stream, text)
-        elif "chart" in lowered or "plot" in lowered or "figure" in lowered:
-            handler = self._rich_tool(stream, "make_chart", _chart)
-        elif "table" in lowered or "dataframe" in lowered:
-            handler = self._rich_tool(stream, "make_table", _table)
-        elif "sub-agent" in lowered or "subagent" in lowered or "delegate" in lowered:
-            handler = self._subagent(stream)
-        elif "activity" in lowered:
-            handler = self._activity(stream)
-        elif "suggest" in lowered:
-            handler = self._suggest(stream)
-        elif lowered in {"fail", "error", "crash"}:
-            handler = self._fail(stream)
-        else:
-            handler = self._say(
+        return (
+            self._about_the_demo(stream, last, text, lowered)
+            or self._tool_scenario(stream, input, text, lowered)
+            or self._todo_scenario(stream, state, text, lowered)
+            or self._showcase(stream, text, lowered)
+            or self._say(
                 stream,
                 f"I'm a scripted demo agent (no model, no network), so I can't really answer "
                 f"“{text}”. Say **help** to see what I can show you.",
             )
-        async for item in handler:
-            yield item
+        )
+
+    def _about_the_demo(
+        self, stream: EventStream, last: dict[str, Any], text: str, lowered: str
+    ) -> AsyncIterator[Emitted] | None:
+        """What it received (attachments), or what it can show (help)."""
+        attached = [part for part in last.get("content") or () if isinstance(part, dict) and part.get("type") != "text"]
+        if attached and isinstance(last.get("content"), list):
+            return self._say(stream, _attachments_text(attached))
+        if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
+            return self._say(stream, HELP)
+        return None
+
+    def _tool_scenario(self, stream: EventStream, input: RunAgentInput, text: str, lowered: str) -> AsyncIterator[Emitted] | None:
+        """The chat's tools listed or called, a backend tool (the weather), a frontend tool (the accent)."""
+        if lowered in {"tools", "list tools", "what tools", "which tools"}:
+            return self._say(stream, _tools_text(input))
+        if (call := re.match(_CALL, text)) is not None:
+            return self._call_tool(stream, input, call.group(1), call.group(2))
+        if "weather" in lowered:
+            return self._weather(stream, text)
+        if any(word in lowered for word in ("colour", "color", "accent", "theme", "make it")):
+            return self._accent(stream, lowered)
+        return None
+
+    def _todo_scenario(
+        self, stream: EventStream, state: dict[str, Any], text: str, lowered: str
+    ) -> AsyncIterator[Emitted] | None:
+        """The to-do list in the shared state: added to, ticked off, deleted (after approval), shown."""
+        if re.match(r"(add|todo)\b", lowered):
+            return self._add_todo(stream, state, text)
+        if re.match(r"done\s+\d+", lowered):
+            return self._tick(stream, state, lowered)
+        if "delete" in lowered or "clear my list" in lowered or "risky" in lowered:
+            return self._ask_to_delete(stream, state)
+        if "list" in lowered or "todos" in lowered or "to-dos" in lowered:
+            return self._show_list(stream, state)
+        return None
+
+    def _showcase(self, stream: EventStream, text: str, lowered: str) -> AsyncIterator[Emitted] | None:
+        """One more part of the protocol on show: steps, reasoning, Markdown, predictive state, rich
+        results, a sub-agent, an activity, suggestions, an error."""
+        if lowered.startswith("plan"):
+            return self._plan(stream, text)
+        if lowered.startswith("think") or "reason" in lowered:
+            return self._think(stream, text)
+        if "markdown" in lowered or "showcase" in lowered:
+            return self._say(stream, MARKDOWN_SHOWCASE)
+        if lowered.startswith("write") or "document" in lowered:
+            return self._write_document(stream, text)
+        if "chart" in lowered or "plot" in lowered or "figure" in lowered:
+            return self._rich_tool(stream, "make_chart", _chart)
+        if "table" in lowered or "dataframe" in lowered:
+            return self._rich_tool(stream, "make_table", _table)
+        if "sub-agent" in lowered or "subagent" in lowered or "delegate" in lowered:
+            return self._subagent(stream)
+        if "activity" in lowered:
+            return self._activity(stream)
+        if "suggest" in lowered:
+            return self._suggest(stream)
+        if lowered in {"fail", "error", "crash"}:
+            return self._fail(stream)
+        return None
 
     # -- building blocks ----------------------------------------------------------------------
 

@@ -98,9 +98,14 @@ async def test_stopping_mid_answer_keeps_the_partial_answer_in_both_histories():
     checks(run.events, again.events)
 
 
+looking_up: list[str] = []
+"""The cities slow_lookup has started looking up."""
+
+
 @tool
 async def slow_lookup(city: str) -> str:
     """A lookup that takes a long time."""
+    looking_up.append(city)
     await asyncio.sleep(30)
     return "never"
 
@@ -108,9 +113,10 @@ async def slow_lookup(city: str) -> str:
 async def test_stopping_while_a_tool_runs_leaves_no_dangling_call():
     fake = model(ai("", call("slow_lookup", {"city": "Oslo"}, "s1")), "Let's try something else.")
     chat = AgentChat(create_agent(fake, [slow_lookup]))
+    looking_up.clear()
     run = chat.send("look it up")
     await until(lambda: any(m.get("toolCalls") for m in chat.messages))
-    await asyncio.sleep(0.05)
+    await until(lambda: looking_up == ["Oslo"])  # the tool runs
     chat.stop()
     await run
     again = await chat.send("never mind")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 import tracemalloc
 import weakref
 from collections.abc import AsyncIterator, Iterator
@@ -45,7 +46,7 @@ from agui_widget.pipeline._verify import EventVerifier
 from agui_widget.server import _memory, create_app
 from agui_widget.server._memory import IdleRelease
 
-from .support import make_input
+from .support import make_input, until
 
 PIPELINE = (EventConsumer, EventReducer, EventVerifier)
 
@@ -227,14 +228,21 @@ def test_a_consumer_is_freed_as_soon_as_it_is_dropped() -> None:
 class Trims:
     def __init__(self) -> None:
         self.count = 0
+        self.times: list[float] = []
 
     def __call__(self) -> None:
         self.count += 1
+        self.times.append(time.monotonic())
 
 
 def quick(trims: Trims, idle_delay: float, min_interval: float) -> IdleRelease:
     """An idle release whose collection costs nothing (a real one may take 100 ms under pytest)."""
     return IdleRelease(trims, collect=lambda: 0, idle_delay=idle_delay, min_interval=min_interval)
+
+
+def due(release: IdleRelease) -> bool:
+    """Is a release scheduled (the idle delay, or the rest of the interval, still running)?"""
+    return release._timer is not None
 
 
 async def test_memory_is_given_back_once_the_last_run_is_over() -> None:
@@ -243,11 +251,11 @@ async def test_memory_is_given_back_once_the_last_run_is_over() -> None:
     release.run_started()
     release.run_started()
     release.run_ended()
-    await asyncio.sleep(0.06)
-    assert trims.count == 0  # a run is still streaming
+    assert not due(release) and trims.count == 0  # a run is still streaming: nothing is scheduled
     release.run_ended()
-    await asyncio.sleep(0.06)
+    await until(lambda: trims.count > 0, what="the release once the last run ended")
     assert (trims.count, release.releases) == (1, 1)
+    assert not due(release)
 
 
 async def test_a_run_that_starts_before_the_delay_postpones_the_release() -> None:
@@ -255,29 +263,30 @@ async def test_a_run_that_starts_before_the_delay_postpones_the_release() -> Non
     release = quick(trims, idle_delay=0.05, min_interval=0.0)
     release.run_started()
     release.run_ended()
-    await asyncio.sleep(0.01)
-    release.run_started()
-    await asyncio.sleep(0.1)
+    assert due(release)
+    release.run_started()  # before the delay is over
+    await until(lambda: not due(release), what="the idle delay to end")
     assert trims.count == 0
     release.run_ended()
-    await asyncio.sleep(0.1)
+    await until(lambda: trims.count > 0, what="the release once that run ended")
     assert trims.count == 1
 
 
 async def test_releases_are_spaced_but_the_last_idle_moment_still_gets_one() -> None:
     trims = Trims()
-    release = quick(trims, idle_delay=0.01, min_interval=0.3)
+    release = quick(trims, idle_delay=0.01, min_interval=1.0)
     release.run_started()
     release.run_ended()
-    await asyncio.sleep(0.05)
+    await until(lambda: trims.count > 0, what="the first release")
     assert trims.count == 1
     for _ in range(3):  # runs end again soon after: one release, once the interval is over
         release.run_started()
         release.run_ended()
-        await asyncio.sleep(0.02)
-    assert trims.count == 1
-    await asyncio.sleep(0.35)
-    assert trims.count == 2
+        await asyncio.sleep(0.02)  # runs 20 ms apart, each idle delay over before the next one starts
+    assert trims.count == 1 and due(release)
+    await until(lambda: trims.count > 1, what="the release once the interval was over")
+    assert trims.count == 2 and not due(release)
+    assert trims.times[1] - trims.times[0] >= release.min_interval - 0.01, "the releases are an interval apart"
 
 
 async def test_a_served_app_releases_memory_when_its_runs_are_over(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,8 +296,7 @@ async def test_a_served_app_releases_memory_when_its_runs_are_over(monkeypatch: 
     monkeypatch.setattr(_memory.IDLE_RELEASE, "min_interval", 0.0)
     await serve_runs(create_app(Streamer()), 3)
     assert _memory.IDLE_RELEASE.active == 0
-    await asyncio.sleep(0.1)
-    assert trims.count >= 1
+    await until(lambda: trims.count >= 1, what="the idle release once the served runs were over")
 
 
 def test_glibc_trim_is_found_on_glibc_and_runs() -> None:

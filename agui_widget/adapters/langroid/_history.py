@@ -128,13 +128,7 @@ def to_llm_messages(
 
     ``write_call(name, args)`` writes a tool call into the text in JSON-tool mode.
     """
-    results: dict[str, str] = {}
-    for message in messages:
-        if message.get("role") == "tool":
-            call_id = message.get("toolCallId")
-            if isinstance(call_id, str) and call_id not in results:
-                results[call_id] = text_of(message)
-
+    results = _tool_results(messages)
     out: list[LLMMessage] = []
     last: str | None = None  # the last conversational role, to spot unanswered user turns
     answered_calls = False  # whether the main agent's last message was tool calls, all answered
@@ -160,21 +154,9 @@ def to_llm_messages(
             if text:
                 out.append(LLMMessage(role=Role.SYSTEM, content=text))
         elif role == "assistant":
-            text = text_of(message)
-            with_reasoning = _content_with_reasoning(message)
-            calls = [
-                (
-                    str(call.get("id") or ""),
-                    str((call.get("function") or {}).get("name") or ""),
-                    parse_args((call.get("function") or {}).get("arguments")),
-                )
-                for call in message.get("toolCalls") or ()
-                if isinstance(call, Mapping)
-            ]
-            calls = [c for c in calls if c[0] and c[1]]
+            text = _assistant_text(message)
+            calls = _calls_of(message)
             answered_calls = all(call_id in results for call_id, _, _ in calls) if calls else False
-            if with_reasoning is not None and text and with_reasoning.endswith(text.strip()):
-                text = with_reasoning
             if not calls:
                 if text:
                     out.append(LLMMessage(role=Role.ASSISTANT, content=text))
@@ -188,6 +170,40 @@ def to_llm_messages(
 
 
 _SUBTASK_RESULT = "subtask-result"
+
+
+def _tool_results(messages: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """The text of each tool call's result, by call id (a call answered twice keeps its first)."""
+    results: dict[str, str] = {}
+    for message in messages:
+        if message.get("role") == "tool":
+            call_id = message.get("toolCallId")
+            if isinstance(call_id, str) and call_id not in results:
+                results[call_id] = text_of(message)
+    return results
+
+
+def _assistant_text(message: Mapping[str, Any]) -> str:
+    """An assistant message's text, as its model wrote it when it wrote its reasoning inline."""
+    text = text_of(message)
+    with_reasoning = _content_with_reasoning(message)
+    if with_reasoning is not None and text and with_reasoning.endswith(text.strip()):
+        return with_reasoning
+    return text
+
+
+def _calls_of(message: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """An assistant message's tool calls as (id, name, arguments), leaving out any without an id or a name."""
+    calls = [
+        (
+            str(call.get("id") or ""),
+            str((call.get("function") or {}).get("name") or ""),
+            parse_args((call.get("function") or {}).get("arguments")),
+        )
+        for call in message.get("toolCalls") or ()
+        if isinstance(call, Mapping)
+    ]
+    return [c for c in calls if c[0] and c[1]]
 
 
 def _main_agent_view(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:

@@ -132,19 +132,28 @@ class ToolJsonFilter(_HeldSpace):
                 if not final and "```".startswith(text[index:]):
                     return None
                 return ("text", 5)
-        fenced = False
         if text.startswith("```", index):
-            newline = text.find("\n", index)
-            if newline < 0:
-                return ("text", len(text)) if final else None
-            body = _skip_space(text, newline + 1)
-            if body >= len(text):
-                return ("text", len(text)) if final else None
-            if text[body] != "{":
-                return ("text", newline + 1)
-            index, fenced = body, True
+            return self._decide_fenced(text, index, final)
         if not text.startswith("{", index):
             return ("text", max(index, 1))
+        return self._decide_object(text, index, final, fenced=False)
+
+    def _decide_fenced(self, text: str, fence: int, final: bool) -> tuple[str, int] | None:
+        """:meth:`_decide` for a code fence opening at ``text[fence]``: tool JSON only when its
+        body is an object."""
+        newline = text.find("\n", fence)
+        if newline < 0:
+            return ("text", len(text)) if final else None
+        body = _skip_space(text, newline + 1)
+        if body >= len(text):
+            return ("text", len(text)) if final else None
+        if text[body] != "{":
+            return ("text", newline + 1)
+        return self._decide_object(text, body, final, fenced=True)
+
+    def _decide_object(self, text: str, index: int, final: bool, *, fenced: bool) -> tuple[str, int] | None:
+        """:meth:`_decide` for the object opening at ``text[index]`` (after its ``TOOL:`` or fence):
+        dropped with them, its closing fence and one newline when it calls a known tool."""
         end = match_brace(text, index)
         if end is None:
             return ("text", len(text)) if final else None

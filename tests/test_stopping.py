@@ -111,14 +111,14 @@ async def test_a_timed_out_await_leaves_the_run_going_and_stop_still_ends_it():
 
 
 async def test_an_interrupted_awaiter_does_not_jam_the_chat():
-    session = Session(Scripted(pieces=20))
+    session = Session(Scripted(pieces=200))  # some 0.4 s: still streaming when the cell is interrupted
     run = session.send("look it up")
 
     async def cell() -> None:
         await run
 
     awaiter = asyncio.get_running_loop().create_task(cell())
-    await asyncio.sleep(0.01)
+    await until(lambda: run.events, what="the run to stream")  # the cell awaits it meanwhile
     awaiter.cancel()  # what a kernel interrupt does to the cell awaiting the run
     with pytest.raises(asyncio.CancelledError):
         await awaiter

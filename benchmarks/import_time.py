@@ -34,7 +34,7 @@ by about a quarter; its shares matter, the totals come from a-e.
 
 Usage::
 
-    python benchmarks/import_time.py            # Markdown tables for the README
+    python benchmarks/import_time.py            # Markdown tables for docs/performance.md
     python benchmarks/import_time.py --json     # the raw numbers
 """
 

@@ -29,7 +29,7 @@ Scenarios:
 
 Usage::
 
-    python benchmarks/memory.py            # a Markdown table for the README
+    python benchmarks/memory.py            # a Markdown table for docs/performance.md
     python benchmarks/memory.py --json     # the raw numbers, every sample
 
 All five scenarios take about 10 minutes on 2 cores: a turn's work grows with the transcript

@@ -26,7 +26,7 @@ that sends, over a kernel that only sleeps as long).
 
 Usage::
 
-    python benchmarks/stream_cost.py            # a Markdown table for the README
+    python benchmarks/stream_cost.py            # a Markdown table for docs/performance.md
     python benchmarks/stream_cost.py --json     # the raw numbers
 """
 

@@ -8,6 +8,8 @@ from typing import Any
 
 from agui_widget.wire._transport import BatchingTransport
 
+from .support import until
+
 
 async def batched(feed: Any) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
@@ -79,11 +81,11 @@ async def test_a_callback_after_the_waiting_batch_runs_on_the_batch_timer_after_
     transport.delta("TEXT_MESSAGE_CONTENT", "m1", "a")  # waits for the window
     assert transport.after_flush(lambda: seen.append(len(sent)))
     assert seen == []
-    await asyncio.sleep(0.1)
+    await until(lambda: seen, what="the callback after the batch's timer")
     assert seen == [2]  # after the batch went, once
     transport.delta("TEXT_MESSAGE_CONTENT", "m1", "b")
     transport.flush()
-    await asyncio.sleep(0.05)
+    await asyncio.sleep(0)  # a callback flush() hands on runs soon (call_soon): a turn would show it
     assert seen == [2]
 
 

@@ -529,33 +529,45 @@ class FakeFrontEnd:
         kind = msg["header"]["msg_type"]
         content = msg.get("content") or {}
         parent = msg.get("parent_header") or {}
-        parent_id = parent.get("msg_id")
-        execution = self._executions.get(parent_id) if parent_id else None
-
         if kind == "comm_open":
-            if content.get("target_name") == WIDGET_TARGET:
-                data = content.get("data") or {}
-                self.widgets[content["comm_id"]] = WidgetComm(
-                    comm_id=content["comm_id"], state=dict(data.get("state") or {}), opened_by=parent_id, opened_at=now
-                )
+            self._on_comm_open(content, parent.get("msg_id"), now)
         elif kind == "comm_msg":
-            widget = self.widgets.get(content.get("comm_id"))
-            if widget is not None:
-                data = content.get("data") or {}
-                size = _json_size(content) + sum(len(b) for b in msg.get("buffers") or ())
-                widget.received.append(CommMessage(now, data, size, parent_id))
-                method = data.get("method")
-                if method == "update":
-                    state = data.get("state") or {}
-                    widget.updates.append(state)
-                    widget.state.update(state)
-                elif method == "custom":
-                    widget.customs.append(data.get("content"))
+            self._on_comm_msg(msg, content, parent.get("msg_id"), now)
         elif kind == "comm_close":
             widget = self.widgets.get(content.get("comm_id"))
             if widget is not None:
                 widget.closed = True
-        elif kind == "stream":
+        else:
+            self._on_execution_output(kind, content, parent, now)
+
+    def _on_comm_open(self, content: dict[str, Any], parent_id: str | None, now: float) -> None:
+        if content.get("target_name") == WIDGET_TARGET:
+            data = content.get("data") or {}
+            self.widgets[content["comm_id"]] = WidgetComm(
+                comm_id=content["comm_id"], state=dict(data.get("state") or {}), opened_by=parent_id, opened_at=now
+            )
+
+    def _on_comm_msg(self, msg: dict[str, Any], content: dict[str, Any], parent_id: str | None, now: float) -> None:
+        """A message to a widget's view: kept with its size; a state update is applied to the view's copy."""
+        widget = self.widgets.get(content.get("comm_id"))
+        if widget is None:
+            return
+        data = content.get("data") or {}
+        size = _json_size(content) + sum(len(b) for b in msg.get("buffers") or ())
+        widget.received.append(CommMessage(now, data, size, parent_id))
+        method = data.get("method")
+        if method == "update":
+            state = data.get("state") or {}
+            widget.updates.append(state)
+            widget.state.update(state)
+        elif method == "custom":
+            widget.customs.append(data.get("content"))
+
+    def _on_execution_output(self, kind: str, content: dict[str, Any], parent: dict[str, Any], now: float) -> None:
+        """Streams, errors, results and the idle status, each also recorded on the execution that caused it."""
+        parent_id = parent.get("msg_id")
+        execution = self._executions.get(parent_id) if parent_id else None
+        if kind == "stream":
             self.streams.append((content.get("name", ""), content.get("text", ""), parent.get("msg_type")))
             if execution is not None:
                 if content.get("name") == "stdout":
@@ -652,7 +664,20 @@ class ViewMirror:
         return None
 
     def _event(self, event: dict[str, Any]) -> None:
-        kind = event.get("type")
+        kind = str(event.get("type"))
+        if kind.startswith(("TEXT_MESSAGE_", "REASONING_MESSAGE_")):
+            self._message_event(kind, event)
+        elif kind.startswith("TOOL_CALL_"):
+            self._tool_call_event(kind, event)
+        elif kind == "STATE_SNAPSHOT":
+            self.state = copy.deepcopy(event.get("snapshot"))
+        elif kind == "STATE_DELTA":
+            self.state = jsonpatch.apply_patch(self.state, event.get("delta") or [], in_place=False)
+        elif kind == "MESSAGES_SNAPSHOT":
+            self.messages = copy.deepcopy(event.get("messages") or [])
+
+    def _message_event(self, kind: str, event: dict[str, Any]) -> None:
+        """A text or reasoning message started, grown by a delta, or ended (with its metadata)."""
         if kind == "TEXT_MESSAGE_START":
             if self._find(event.get("messageId")) is None:
                 self.messages.append({"id": event["messageId"], "role": event.get("role", "assistant"), "content": ""})
@@ -673,7 +698,10 @@ class ViewMirror:
             message = self._find(event.get("messageId"))
             if message is not None and event.get("metadata"):
                 message["metadata"] = {**(message.get("metadata") or {}), **event["metadata"]}
-        elif kind == "TOOL_CALL_START":
+
+    def _tool_call_event(self, kind: str, event: dict[str, Any]) -> None:
+        """A tool call started (on its parent message), grown by its arguments, or answered."""
+        if kind == "TOOL_CALL_START":
             # As @ag-ui/client does: join the last message when it is the parent, else start one.
             parent_id = event.get("parentMessageId")
             if parent_id and self.messages and self.messages[-1].get("id") == parent_id:
@@ -697,12 +725,6 @@ class ViewMirror:
                     "content": event.get("content"),
                 }
             )
-        elif kind == "STATE_SNAPSHOT":
-            self.state = copy.deepcopy(event.get("snapshot"))
-        elif kind == "STATE_DELTA":
-            self.state = jsonpatch.apply_patch(self.state, event.get("delta") or [], in_place=False)
-        elif kind == "MESSAGES_SNAPSHOT":
-            self.messages = copy.deepcopy(event.get("messages") or [])
 
     def transcript(self) -> list[tuple[Any, ...]]:
         return transcript(self.messages)

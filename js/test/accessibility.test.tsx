@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { answerEnded, finishedAnswer, firstWords } from "../src/view/announce";
 import { assignTabStop, nextRow } from "../src/view/roving";
 import type { Message } from "../src/wire";
-import { FakeModel, settle } from "./dom";
+import { FakeModel, idle, until } from "./dom";
 import { ev } from "./helpers";
 import { button, connected, press } from "./mount";
 
@@ -46,21 +46,19 @@ describe("the answer announcer", () => {
 
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.textStart("a1"), ev.text("a1", "It is **sunny** in Paris today.")] });
-    await settle();
+    await until(() => log.textContent?.includes("in Paris today") === true, "the streamed answer shown");
     assert.equal(region.textContent, "", "silent while the answer streams");
     model.kernel({ kind: "events", events: [ev.textEnd("a1"), ev.runFinished()] });
     model.set("status", "idle");
-    await settle();
-    assert.equal(region.textContent, "Answer finished: It is sunny in Paris today.");
+    await until(() => region.textContent === "Answer finished: It is sunny in Paris today.", "the finished answer announced");
 
-    await settle();
-    assert.equal(region.textContent, "Answer finished: It is sunny in Paris today.");
+    await idle(); // whatever the view still had to render
+    assert.equal(region.textContent, "Answer finished: It is sunny in Paris today.", "said once, and kept");
     model.set("status", "running");
-    await settle();
-    assert.equal(region.textContent, "", "emptied when the next run starts, so the next answer is new text");
+    await until(() => region.textContent === "", "emptied when the next run starts, so the next answer is new text");
     model.kernel({ kind: "events", events: [ev.runStarted("r2"), ev.runError("the service is down")] });
     model.set("status", "error");
-    await settle();
+    await until(() => el.textContent?.includes("the service is down") === true, "the failed run shown");
     assert.equal(region.textContent, "", "a failed run is not an answer");
   });
 });
@@ -100,11 +98,11 @@ describe("the event inspector's single Tab stop", () => {
     const { el } = await connected([], model);
     const deltas = Array.from({ length: 30 }, (_, i) => ev.text("a1", `word${i} `));
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.textStart("a1"), ...deltas, ev.textEnd("a1"), ev.runFinished()] });
-    await settle();
+    await until(() => el.textContent?.includes("word29") === true, "the answer shown");
     button(el, "Show events").click();
-    await settle();
-    const summaries = [...el.querySelectorAll(".agui-event > details > summary")] as HTMLElement[];
-    assert.ok(summaries.length >= 30, `the rows are shown: ${summaries.length}`);
+    const rowsShown = () => [...el.querySelectorAll(".agui-event > details > summary")] as HTMLElement[];
+    await until(() => rowsShown().length >= 30, "the event rows shown");
+    const summaries = rowsShown();
     const stops = summaries.filter((s) => s.tabIndex === 0);
     assert.deepEqual(stops, [summaries[0]], "one Tab stop for all the rows");
     (summaries[0] as HTMLElement).focus();
@@ -118,8 +116,8 @@ describe("the event inspector's single Tab stop", () => {
     press(summaries[1] as HTMLElement, "End");
     assert.equal(doc().activeElement, summaries[summaries.length - 1]);
     model.kernel({ kind: "events", events: [ev.runStarted("r2"), ev.runFinished("r2")] });
-    await settle();
-    const after = [...el.querySelectorAll(".agui-event > details > summary")] as HTMLElement[];
+    await until(() => rowsShown().length > summaries.length, "the new run's rows shown");
+    const after = rowsShown();
     assert.equal(after.filter((s) => s.tabIndex === 0).length, 1, "still one Tab stop as events come");
   });
 });

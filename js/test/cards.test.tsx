@@ -2,9 +2,9 @@
  * compact layout, approvals inside the card, focus after an answer, a call run in another tab. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { FakeModel } from "./dom";
+import { FakeModel, idle, until, untilCount, untilSent } from "./dom";
 import { ev } from "./helpers";
-import { button, connected, maybeButton, settle } from "./mount";
+import { button, connected, maybeButton } from "./mount";
 import { type CallFacts, callStateOf, deniedByResult, failureOf } from "../src/view/callState";
 import { argsSummary, hasLongText } from "../src/view/format";
 
@@ -32,6 +32,9 @@ function watchBadges(el: HTMLElement, selector = ".agui-tool .agui-badge") {
     },
   };
 }
+
+/** The first card's badge. */
+const badge = (el: HTMLElement) => el.querySelector(".agui-tool .agui-badge")?.textContent ?? null;
 
 const card = (el: HTMLElement, name: string) =>
   [...el.querySelectorAll<HTMLElement>(".agui-tool")].find((c) => c.querySelector(".agui-tool-name")?.textContent === name) as HTMLElement;
@@ -98,7 +101,7 @@ describe("the compact card", () => {
     const args = JSON.stringify({ document, words: 9 });
     const { model, el } = await connected();
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "write_document", "a1"), ev.toolArgs("c1", args), ev.toolEnd("c1"), ev.toolResult("t1", "c1", '{"written": true}'), ev.runFinished()] });
-    await settle();
+    await until(() => card(el, "write_document")?.querySelectorAll("details.agui-tool-section").length === 2, "the card with its arguments and result");
     const tool = card(el, "write_document");
     assert.equal(tool.querySelector(".agui-tool-summary")?.textContent, 'document: Tea Tea is a fine subject, with "quotes" and lines., words: 9');
     const sections = [...tool.querySelectorAll<HTMLDetailsElement>("details.agui-tool-section")];
@@ -115,12 +118,12 @@ describe("the compact card", () => {
     const badges = watchBadges(el);
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "write_document", "a1"), ev.toolArgs("c1", '{"document": "Tea\\n\\nTea is a fi')] });
-    await settle();
+    await until(() => badge(el) === "streaming", "the card streaming");
     model.kernel({ kind: "events", events: [ev.toolEnd("c1"), { type: "RUN_FINISHED", threadId: "t1", runId: "r1", outcome: { type: "cancelled" } }] });
-    await settle();
+    await until(() => badge(el) === "stopped", "the card stopped");
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "Cancelled: the run was stopped before this tool call was answered.", error: "cancelled" }] });
     model.set("status", "idle");
-    await settle();
+    await idle(); // the kernel's answer rendered: any badge it brought is seen
     assert.deepEqual(badges.stop(), ["streaming", "stopped"]);
     const tool = card(el, "write_document");
     assert.match(tool.querySelector(".agui-tool-args summary")?.textContent ?? "", /Arguments\s*partial/);
@@ -137,16 +140,16 @@ describe("a browser tool's card", () => {
     const badges = watchBadges(el);
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "paint", "a1"), ev.toolArgs("c1", '{"color": "te')] });
-    await settle();
+    await until(() => badge(el) === "running", "the card running");
     model.kernel({ kind: "events", events: [ev.toolArgs("c1", 'al"}'), ev.toolEnd("c1"), { type: "RUN_FINISHED", threadId: "t1", runId: "r1", outcome: { type: "success", pendingToolCallIds: ["c1"] } }] });
-    await settle();
+    await idle(); // the run's end rendered, whatever badge it brought
     model.set("status", "waiting");
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "paint", args: { color: "teal" }, argsText: '{"color": "teal"}', claimedBy: null, kernel: null }]);
-    await settle();
+    await untilSent(model, "tool_result");
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.result), [{ painted: true }]);
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: '{"painted": true}' }] });
     model.set("pending", []);
-    await settle();
+    await until(() => badge(el) === "done", "the card done");
     assert.deepEqual(badges.stop(), ["running", "done"]);
     assert.equal(el.querySelector(".agui-pending"), null, "nothing for the user in the panel");
   });
@@ -157,7 +160,7 @@ describe("a browser tool's card", () => {
     const view = await connected([{ id: "u1", role: "user", content: "paint" }], model);
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "paint", "a1"), ev.toolArgs("c1", "{}"), ev.toolEnd("c1"), ev.runFinished()] });
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "paint", args: {}, argsText: "{}", claimedBy: "a-view-in-another-tab" }]);
-    await settle();
+    await until(() => badge(view.el) === "in another tab", "the card handled in another tab");
     const tool = card(view.el, "paint");
     assert.equal(tool.querySelector(".agui-badge")?.textContent, "in another tab");
     assert.match(tool.querySelector('[role="note"]')?.textContent ?? "", /Handled in another tab/);
@@ -165,7 +168,8 @@ describe("a browser tool's card", () => {
     button(tool, "Run it here instead").click();
     assert.deepEqual(model.sentOf("claim").at(-1), { kind: "claim", toolCallId: "c1", viewId: view.viewId, takeOver: true });
     model.grant(model.sentOf("claim").at(-1) as Record<string, unknown>);
-    await settle();
+    await untilSent(model, "tool_result");
+    await until(() => maybeButton(tool, "Run it here instead") === null, "the card's offer gone");
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.toolCallId), ["c1"]);
     assert.equal(maybeButton(tool, "Run it here instead"), null);
   });
@@ -185,7 +189,7 @@ describe("approvals in the card", () => {
     const { el } = await connected(turn([["c1", a], ["c2", b]]), model);
     model.set("status", "waiting");
     model.set("pending", [pendingConfirm("c1", a), pendingConfirm("c2", b)]);
-    await settle();
+    await untilCount(el, ".agui-tool section[aria-label='Waiting for you: confirm']", 2, "both cards asking");
     assert.equal(el.querySelector(".agui-pending"), null, "no panel under the transcript: both calls have a card");
     const [first, second] = [...el.querySelectorAll<HTMLElement>(".agui-tool")];
     assert.ok(first && second);
@@ -207,8 +211,10 @@ describe("approvals in the card", () => {
     ] });
     model.set("pending", []);
     model.set("status", "idle");
-    await settle();
-    assert.deepEqual([...el.querySelectorAll(".agui-tool .agui-badge")].map((b) => b.textContent), ["done", "denied"]);
+    await until(
+      () => [...el.querySelectorAll(".agui-tool .agui-badge")].map((b) => b.textContent).join(" ") === "done denied",
+      "the cards read done and denied",
+    );
   });
 
   it("puts an interrupt about a call in its card, and an interrupt about none in the panel", async () => {
@@ -222,7 +228,7 @@ describe("approvals in the card", () => {
       { kind: "interrupt", interruptId: "i1", reason: "approval", message: "Delete all 1 items?", toolCallId: "c9", name: "delete_todos", args: { count: 1 }, responseSchema: null },
       { kind: "interrupt", interruptId: "i2", reason: "input", message: "Carry on?", toolCallId: null, name: null, args: null, responseSchema: null },
     ]);
-    await settle();
+    await until(() => /Carry on\?/.test(el.querySelector(".agui-pending")?.textContent ?? "") && /Delete all 1 items\?/.test(card(el, "delete_todos")?.textContent ?? ""), "both interrupts asked");
     const tool = card(el, "delete_todos");
     assert.match(tool.textContent ?? "", /Delete all 1 items\?/);
     assert.match(el.querySelector(".agui-pending")?.textContent ?? "", /Carry on\?/);
@@ -234,8 +240,7 @@ describe("approvals in the card", () => {
     assert.equal(doc.activeElement, panelApprove, "the panel's card is next");
     model.set("pending", [model.traits.pending && (model.traits.pending as unknown[])[1]]);
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c9", content: '{"deleted": false}' }] });
-    await settle();
-    assert.equal(tool.querySelector(".agui-badge")?.textContent, "denied", "denied here, whatever words the agent chose");
+    await until(() => tool.querySelector(".agui-badge")?.textContent === "denied", "denied here, whatever words the agent chose");
   });
 });
 
@@ -273,7 +278,7 @@ describe("a Python tool's card", () => {
     const { el } = await connected(turn, model);
     model.set("status", "waiting");
     model.set("pending", [pendingAdd("approve")]);
-    await settle();
+    await until(() => card(el, "add")?.querySelector(".agui-card-title") != null, "the card asking");
     const tool = card(el, "add");
     assert.equal(tool.querySelector(".agui-card-title")?.textContent, "Run add in the kernel?", "an argument named text is not taken for a question");
     assert.match(tool.querySelector(".agui-card-args pre")?.textContent ?? "", /"text": "hi"/);
@@ -281,8 +286,7 @@ describe("a Python tool's card", () => {
     button(tool, "Approve").click();
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.result), [{ approved: true }]);
     model.set("pending", [pendingAdd("running")]);
-    await settle();
-    assert.equal(tool.querySelector(".agui-badge")?.textContent, "running in the kernel");
+    await until(() => tool.querySelector(".agui-badge")?.textContent === "running in the kernel", "the card running in the kernel");
     assert.equal(tool.querySelector("button.agui-btn-primary"), null, "nothing left to answer");
     assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
   });
@@ -292,13 +296,13 @@ describe("a Python tool's card", () => {
     const { el } = await connected(turn, model);
     model.set("status", "waiting");
     model.set("pending", [pendingAdd("running")]);
-    await settle();
+    await until(() => badge(el) === "running in the kernel", "the card running in the kernel");
     const badges = watchBadges(el);
     assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "Error: ZeroDivisionError: division by zero", error: "ZeroDivisionError: division by zero" }] });
     model.set("pending", []);
     model.set("status", "idle");
-    await settle();
+    await until(() => badge(el) === "failed", "the card failed");
     assert.deepEqual(badges.stop(), ["running in the kernel", "failed"]);
     assert.equal(card(el, "add").querySelector(".agui-tool-error")?.textContent, "ZeroDivisionError: division by zero");
   });

@@ -90,9 +90,12 @@ const turn = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 /** Waits until `holds()` is true and the view has run the effects of what it rendered, turning
  * the event loop; fails after `timeoutMs`, naming `what` was awaited (a busy machine may take far
- * longer than a fixed wait to render). */
+ * longer than a fixed wait to render). The first look comes after one turn, so the view has
+ * rendered what the test just did (Preact renders in a microtask) even when `holds()` was
+ * already true before. */
 export async function until(holds: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  await new Promise((resolve) => setTimeout(resolve));
   for (;;) {
     const held = holds();
     if (held && effectFlushes === 0) return;
@@ -107,8 +110,15 @@ export async function until(holds: () => boolean, what: string, timeoutMs = 10_0
  * and the effects they asked for. Not a time: the signal to wait for before asserting that
  * something did NOT happen, when nothing else marks the end of the processing. */
 export async function idle(): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve));
   await until(() => true, "the view's renders and effects");
+}
+
+/** Waits for the next animation frame, after the frame callbacks the view asked for before this
+ * call (a frame runs them in the order they were asked), then for the renders and effects they
+ * caused. Not a time: an order, for what the view does "in the next frame". */
+export async function nextFrame(): Promise<void> {
+  await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
+  await idle();
 }
 
 /** Waits until `root` has exactly `n` elements matching `selector`. */

@@ -6,16 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { doc, FakeModel, settle } from "./dom";
+import { doc, FakeModel, until, untilCount, untilSent } from "./dom";
 import { connected } from "./mount";
 import { parseKernelMessage } from "../src/wire";
 import { chosenType } from "../src/view/Bundle";
 import { type DrawOptions, forgetVega, moduleImporter } from "../src/view/vega";
 
-/** Settles until `done()` holds (at most about 3 s: past that the assertions that follow fail). */
-async function settleUntil(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 50 && !done(); i++) await settle();
-}
+const charts = (...els: HTMLElement[]) => els.flatMap((el) => [...el.querySelectorAll(".agui-vega")]);
+/** Whether every chart in `els` is in `state` (data-chart: drawn, failed). */
+const allCharts = (state: string, ...els: HTMLElement[]) => charts(...els).every((chart) => chart.getAttribute("data-chart") === state);
 
 // A 1x1 transparent PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
@@ -68,8 +67,12 @@ describe("Vega-Lite charts", () => {
     first.model.kernel(render("state:0", { [VL]: SPEC, "image/png": PNG, "text/plain": "bars" }));
     first.model.kernel(render("state:1", { [VL]: SPEC }));
     second.model.kernel(render("state:0", { "application/vnd.vegalite.v6+json": SPEC }));
-    // The request goes out after the charts mount; on a busy machine that takes more than a tick.
-    await settleUntil(() => first.model.sentOf("asset").length + second.model.sentOf("asset").length > 0);
+    // The request goes out after the charts mount (an effect); every chart has mounted once all
+    // three show their stand-in and the view's effects have run.
+    await until(
+      () => first.model.sentOf("asset").length + second.model.sentOf("asset").length > 0 && charts(first.el, second.el).length === 3,
+      "the three charts shown and the renderer asked for",
+    );
 
     const requests = [...first.model.sentOf("asset"), ...second.model.sentOf("asset")];
     assert.deepEqual(requests, [{ kind: "asset", name: "vega" }], "one request for all charts of the page");
@@ -80,7 +83,7 @@ describe("Vega-Lite charts", () => {
 
     const asker = first.model.sentOf("asset").length ? first.model : second.model;
     answer(asker, { source: "export async function draw() {}" });
-    await settle();
+    await until(() => fake.calls.length === 3 && allCharts("drawn", first.el, second.el), "the three charts drawn");
 
     assert.deepEqual(fake.imported, ["export async function draw() {}"], "the source is imported once");
     assert.equal(fake.calls.length, 3);
@@ -96,13 +99,12 @@ describe("Vega-Lite charts", () => {
 
     // A chart shown later reuses the loaded renderer without asking again.
     second.model.kernel(render("state:1", { [VL]: SPEC }));
-    await settle();
+    await until(() => fake.calls.length === 4, "the later chart drawn");
     assert.equal(first.model.sentOf("asset").length + second.model.sentOf("asset").length, 1);
-    assert.equal(fake.calls.length, 4);
 
     first.cleanup();
-    await settle(); // effects are cleaned up after the next paint
-    assert.equal(fake.finalized(), 2, "unmounting a view releases its charts");
+    await until(() => fake.finalized() >= 2, "unmounting a view releases its charts");
+    assert.equal(fake.finalized(), 2, "the other view's chart is kept");
   });
 
   it("keep the image, or show the spec, with a note when the kernel cannot send the renderer", async () => {
@@ -110,9 +112,9 @@ describe("Vega-Lite charts", () => {
     const { model, el } = await connected(turn);
     model.kernel(render("state:0", { [VL]: SPEC, "image/png": PNG }));
     model.kernel(render("state:1", { [VL]: SPEC }));
-    await settle();
+    await until(() => model.sentOf("asset").length === 1 && charts(el).length === 2, "both charts shown and the renderer asked for");
     answer(model, { error: "vega.js is missing from the agui_widget package" });
-    await settle();
+    await until(() => allCharts("failed", el), "both charts failed");
 
     const [withImage, withoutImage] = [...el.querySelectorAll(".agui-vega")];
     for (const chart of [withImage, withoutImage]) {
@@ -125,20 +127,18 @@ describe("Vega-Lite charts", () => {
 
     // A failure is not kept: the next chart asks again.
     model.kernel(render("state:2", { [VL]: SPEC }));
-    await settle();
-    assert.equal(model.sentOf("asset").length, 2);
+    await until(() => model.sentOf("asset").length === 2, "the next chart asks again");
     answer(model, { error: "still missing" });
-    await settle();
-    assert.equal(el.querySelectorAll(".agui-vega-error").length, 3);
+    await untilCount(el, ".agui-vega-error", 3, "the third chart's failure said");
   });
 
   it("say so when the fetched file is not the renderer", async () => {
     moduleImporter.import = async () => ({ somethingElse: 1 });
     const { model, el } = await connected(turn);
     model.kernel(render("state:0", { [VL]: SPEC }));
-    await settle();
+    await untilSent(model, "asset");
     answer(model, { source: "export const somethingElse = 1;" });
-    await settle();
+    await until(() => el.querySelector(".agui-vega-error") !== null, "the failure said");
     assert.equal(el.querySelector(".agui-vega-error")?.textContent, "Chart not drawn: vega.js does not export draw()");
   });
 
@@ -147,9 +147,9 @@ describe("Vega-Lite charts", () => {
     const fake = fakeRenderer(["https://example.com/data.csv"]);
     const { model, el } = await connected(turn);
     model.kernel(render("state:0", { [VL]: { ...SPEC, data: { url: "https://example.com/data.csv" } } }));
-    await settle();
+    await untilSent(model, "asset");
     answer(model, { source: "x" });
-    await settle();
+    await until(() => charts(el).length === 1 && allCharts("drawn", el), "the chart drawn");
     assert.equal(fake.calls[0]?.options.dark, true);
     assert.match(el.querySelector(".agui-vega .agui-bundle-note")?.textContent ?? "", /External data was not loaded \(https:\/\/example\.com\/data\.csv\)/);
   });

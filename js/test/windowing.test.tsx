@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { options } from "preact";
-import { doc, FakeModel, settle } from "./dom";
+import { doc, FakeModel, nextFrame, until } from "./dom";
 import { button, mount } from "./mount";
 import { OVERSCAN_PX, WINDOW_FROM } from "../src/view/Windowed";
 import { markdownHeight, RowModel, spansWith, wrappedLines } from "../src/view/windowing";
@@ -256,9 +256,10 @@ describe("a long transcript in the view", () => {
     const geo = layout(view.el, heights);
     restore.push(geo.restore);
     model.kernel({ kind: "snapshot", viewId: view.viewId, messages: transcript(n), state: {}, events: [] });
-    await settle();
+    await until(() => geo.rows().length > 0, "the transcript's rows drawn");
     FakeResizeObserver.fire(); // the follower goes to the end, rows are measured
-    await settle(40);
+    await until(() => geo.visible().includes(`a${n / 2 - 1}`), "the newest message on screen");
+    await nextFrame(); // the rows drawn again in the frame after a resize, if the view was not covered
     return { ...view, geo };
   }
 
@@ -282,13 +283,12 @@ describe("a long transcript in the view", () => {
     geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
     geo.box.scrollTop = 0;
     geo.scrolled();
-    await settle(20);
-    assert.deepEqual(geo.visible().slice(0, 3), ["u0", "a0", "u1"]);
+    await until(() => geo.visible().slice(0, 3).join(" ") === "u0 a0 u1", "the first messages at the top");
     assert.ok(geo.rows().length < 60);
 
     geo.box.scrollTop = geo.box.scrollHeight / 2;
     geo.scrolled();
-    await settle(20);
+    await until(() => indexOf(geo.visible()[0] ?? "u0") > 2000, "the middle drawn");
     const shown = geo.visible();
     assert.ok(shown.length >= 3, `${shown}`);
     const first = indexOf(shown[0] as string);
@@ -307,15 +307,16 @@ describe("a long transcript in the view", () => {
     const geo = layout(view.el, (key) => heights(key) + (tall.has(key) ? 300 : 0));
     restore.push(geo.restore);
     model.kernel({ kind: "snapshot", viewId: view.viewId, messages: transcript(2000), state: {}, events: [] });
-    await settle();
+    await until(() => geo.rows().length > 0, "the transcript's rows drawn");
     FakeResizeObserver.fire(); // at the end
-    await settle(20);
+    await until(() => geo.visible().includes("a999"), "the newest message on screen");
+    await nextFrame();
     geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
     geo.box.scrollTop = 50_000;
     geo.scrolled();
-    await settle(20);
+    await until(() => geo.visible().length > 0 && !geo.visible().includes("a999"), "the rows around the offset on screen");
     FakeResizeObserver.fire();
-    await settle(20);
+    await nextFrame(); // the rows drawn again in the frame after a resize
     const top = geo.visible()[0] as string;
     const at = () => (geo.column.querySelector(`[data-row="${top}"]`) as HTMLElement).getBoundingClientRect().top;
     const before = at();
@@ -325,7 +326,7 @@ describe("a long transcript in the view", () => {
     for (const k of above) tall.add(k);
     FakeResizeObserver.fire();
     assert.ok(Math.abs(at() - before) < 1, `the row at the top moved from ${before} to ${at()}`);
-    await settle(40);
+    await nextFrame(); // the rows drawn again in the frame after a resize
     assert.ok(Math.abs(at() - before) < 1, `then moved from ${before} to ${at()} when drawn again`);
 
     // Scrolling up draws rows above with their real heights in place of estimates: no jump.
@@ -335,7 +336,7 @@ describe("a long transcript in the view", () => {
       const y = (geo.column.querySelector(`[data-row="${first}"]`) as HTMLElement).getBoundingClientRect().top;
       geo.box.scrollTop -= 700;
       geo.scrolled();
-      await settle(20);
+      await nextFrame(); // the rows the scroll uncovered drawn and measured
       const moved = (geo.column.querySelector(`[data-row="${first}"]`) as HTMLElement | null)?.getBoundingClientRect().top;
       if (moved === undefined) continue;
       assert.ok(Math.abs(moved - (y + 700)) < 1, `row ${first} moved ${moved - y}px for a 700px scroll`);
@@ -365,7 +366,8 @@ describe("a long transcript in the view", () => {
     });
     watch.observe(geo.column, { childList: true });
     model.kernel({ kind: "messages", start: 1000, messages: [{ id: "new", role: "assistant", content: "appended" }] });
-    await settle();
+    await until(() => geo.rows().includes("new"), "the appended row drawn");
+    await nextFrame(); // and all the drawing it caused, before counting it
     watch.disconnect();
     assert.deepEqual(
       added.filter((n) => (n as HTMLElement).dataset?.row !== undefined).map((n) => (n as HTMLElement).dataset.row),
@@ -375,8 +377,7 @@ describe("a long transcript in the view", () => {
     // The new row, and the answer before it (no longer the last: it loses Regenerate) and its labels.
     assert.ok(bodies <= 3, `${bodies} message rows rendered for one appended message`);
     FakeResizeObserver.fire();
-    await settle(20);
-    assert.ok(geo.visible().includes("new"), "the chat follows the end: the new message is on screen");
+    await until(() => geo.visible().includes("new"), "the chat follows the end: the new message is on screen");
   });
 
   it("keeps the message Edit changes, and a card waiting for an answer, in the page wherever the view is", async () => {
@@ -396,10 +397,10 @@ describe("a long transcript in the view", () => {
     model.kernel({ kind: "snapshot", viewId: view.viewId, messages, state: {}, events: [] });
     model.set("status", "waiting");
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "confirm", args: { message: "Delete a.txt?" }, argsText: "", claimedBy: null, kernel: null }]);
-    await settle();
+    await until(() => geo.rows().length > 0, "the transcript's rows drawn");
     FakeResizeObserver.fire();
-    await settle(20);
-    assert.ok(geo.rows().includes("a299"), "at the end");
+    await until(() => geo.rows().includes("a299"), "at the end");
+    await nextFrame();
     const card = geo.column.querySelector('[data-row="ask"] [data-agui-awaiting]');
     assert.ok(card, "the card waiting for an answer is in the page, far above the view");
     button(geo.column.querySelector('[data-row="ask"]') as HTMLElement, "Approve").click();
@@ -411,8 +412,8 @@ describe("a long transcript in the view", () => {
     geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
     geo.box.scrollTop = 0;
     geo.scrolled();
-    await settle();
-    assert.ok(geo.rows().includes("u0"));
+    await until(() => geo.rows().includes("u0"), "the top drawn");
+    await nextFrame();
     assert.ok(geo.rows().includes("u299"), "the last user message is kept");
   });
 
@@ -425,8 +426,8 @@ describe("a long transcript in the view", () => {
     geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
     geo.box.scrollTop = 0;
     geo.scrolled();
-    await settle();
-    assert.ok(geo.rows().includes("u0"));
+    await until(() => geo.rows().includes("u0"), "the top drawn");
+    await nextFrame();
     assert.ok(geo.rows().includes("a999"), "the focused row is kept");
     assert.equal(doc.activeElement, copy, "and keeps the focus");
   });
@@ -436,7 +437,8 @@ describe("a long transcript in the view", () => {
     geo.box.dispatchEvent(new win.WheelEvent("wheel", { deltaY: -100, bubbles: true }));
     geo.box.scrollTop = 0;
     geo.scrolled();
-    await settle();
+    await until(() => geo.rows().includes("u0"), "the top drawn");
+    await nextFrame(); // the span at the top as drawn, before it is read
     const drawn = geo.rows().filter((key) => key !== "u999");
     const last = drawn[drawn.length - 1] as string; // the last row of the span at the top
     const after = last.startsWith("u") ? `a${indexOf(last)}` : `u${indexOf(last) + 1}`;

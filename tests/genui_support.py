@@ -15,7 +15,7 @@ class Captured(AgentChat):
         self.__dict__.setdefault("sent", []).append(json.loads(json.dumps(message)))
 
     def view_says(self, payload: dict[str, Any]) -> None:
-        self._on_view_message(self, payload, [])
+        self._link.on_view_message(self, payload, [])
 
     def kinds(self) -> list[str]:
         return [m["kind"] for m in self.__dict__.get("sent", [])]

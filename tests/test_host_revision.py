@@ -35,7 +35,7 @@ class Tokens(AgentAdapter):
 
 def as_in_marimo(chat: Captured) -> Captured:
     """The chat as marimo hosts it (its comm says ``kernel = "marimo"``)."""
-    chat._counts_revisions = True
+    chat._link._counts_revisions = True
     return chat
 
 
@@ -52,7 +52,7 @@ async def test_in_marimo_a_run_grows_it_a_few_times_not_once_a_token():
     seen: list[int] = []
     chat.observe(lambda change: seen.append(change["new"]), "revision")
     await chat.send("go")
-    await until(lambda: not chat._revision_due)
+    await until(lambda: not chat._link._revision_due)
     assert 1 <= len(seen) <= 6, seen  # the run's start, state changes, its end: not 400 tokens
     assert seen == sorted(seen) and len(set(seen)) == len(seen)
 

@@ -153,6 +153,6 @@ async def test_finished_turns_leave_nothing_behind_in_the_chat():
     session = chat._session
     assert session.active is None and not session.queue and not session.pending
     assert session._consumer is None and session._task is None
-    assert chat._transport._batch == [] and chat._transport._timer is None
-    assert chat._refresh_handle is None
-    assert chat._genui.renders == {}
+    assert chat._link.transport._batch == [] and chat._link.transport._timer is None
+    assert chat._link._refresh_handle is None
+    assert chat._link.genui.renders == {}

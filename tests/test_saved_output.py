@@ -151,7 +151,7 @@ async def test_changes_made_from_python_are_kept_too(outputs: Outputs):
 def shown_in_a_page(chat: AgentChat) -> AgentChat:
     """Displays the chat, and a view of it connects (as JupyterLab's does)."""
     chat._ipython_display_()
-    chat._handle_view_message({"kind": "hello", "viewId": "view-1"})
+    chat._link._handle_view_message({"kind": "hello", "viewId": "view-1"})
     return chat
 
 

@@ -23,7 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from agui_widget import AgentChat, DemoAgent
 from agui_widget.adapters._demo import ACCENT_TOOL
-from agui_widget.chat._widget import _ROUTES
+from agui_widget.chat._view_link import _ROUTES
 from agui_widget.inputs._tools import FrontendTool, ToolUI, ask_tool, confirm_tool
 from agui_widget.wire import _codec as _wire
 from agui_widget.wire import _payloads as _wire_payloads

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { FakeModel, settle } from "./dom";
+import { FakeModel, until, untilCount } from "./dom";
 import { captureWarnings, ev, events, readyMirror } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
 import { Connection } from "../src/connection";
@@ -47,7 +47,7 @@ describe("MIME bundles", () => {
     model.kernel(render("state:2", { "text/html": "<table class='dataframe'><tr><th>city</th></tr><tr><td>Lisbon</td></tr></table><script>1</script>" }));
     model.kernel(render("state:3", { "text/markdown": "**bold** text" }));
     model.kernel(render("state:4", { "application/json": { answer: 42 } }));
-    await settle();
+    await untilCount(el, ".agui-state-render", 5, "the five renders shown");
     const [png, svg, html, md, json] = [...el.querySelectorAll(".agui-state-render")];
     const img = png?.querySelector("img");
     assert.equal(img?.getAttribute("src"), `data:image/png;base64,${PNG}`);
@@ -66,33 +66,30 @@ describe("tool renders", () => {
     const { model, el } = await connected(toolTurn());
     assert.ok(el.querySelector(".agui-tool"), "the default card before any render");
     model.kernel(render("tool:c1", { "text/markdown": "**Lisbon**: sunny" }));
-    await settle();
+    await until(() => el.querySelector(".agui-tool-rendered") !== null, "the tool's render shown");
     const rendered = el.querySelector(".agui-tool-rendered");
     assert.equal(rendered?.querySelector("strong")?.textContent, "Lisbon");
     assert.equal(el.querySelector(".agui-tool"), null, "the card is hidden");
     button(el, "details").click();
-    await settle();
-    assert.ok(el.querySelector(".agui-tool-rendered .agui-tool"), "details show the card");
+    await until(() => el.querySelector(".agui-tool-rendered .agui-tool") !== null, "details show the card");
     model.kernel(render("tool:c1", null));
-    await settle();
-    assert.equal(el.querySelector(".agui-tool-rendered"), null);
+    await until(() => el.querySelector(".agui-tool-rendered") === null, "the render withdrawn");
     assert.ok(el.querySelector(".agui-tool"));
   });
 
   it("show a renderer's error in place of the render", async () => {
     const { model, el } = await connected(toolTurn());
     model.kernel(render("tool:c1", null, { error: "weather failed: KeyError: 'city'" }));
-    await settle();
+    await until(() => el.querySelector(".agui-render-error") !== null, "the renderer's error shown");
     assert.match(el.querySelector(".agui-render-error")?.textContent ?? "", /KeyError/);
   });
 
   it("are forgotten on a new snapshot (the kernel sends them again after it)", async () => {
     const { model, el, viewId } = await connected(toolTurn());
     model.kernel(render("tool:c1", { "text/plain": "x" }));
-    await settle();
+    await until(() => el.querySelector(".agui-tool-rendered") !== null, "the tool's render shown");
     model.kernel({ kind: "snapshot", viewId, messages: toolTurn(), state: {}, events: [] });
-    await settle();
-    assert.equal(el.querySelector(".agui-tool-rendered"), null);
+    await until(() => el.querySelector(".agui-tool-rendered") === null, "the render forgotten");
   });
 });
 
@@ -114,9 +111,8 @@ describe("rich tool results", () => {
       metadata: { agui_widget: { display: { "text/html": "<table><tr><td>1</td></tr></table>", "text/plain": "   n\n0  1" } } },
     }, ev.runFinished("r2")));
     model.set("status", "idle");
-    await settle();
+    await untilCount(el, ".agui-tool table", 1, "the DataFrame shown as a table");
     const tables = el.querySelectorAll(".agui-tool table");
-    assert.equal(tables.length, 1);
     assert.equal(tables[0]?.querySelector("td")?.textContent, "1");
   });
 
@@ -135,14 +131,12 @@ describe("state renders", () => {
       { id: "a1", role: "assistant", content: "first" },
       { id: "u2", role: "user", content: "again" },
     ]);
-    model.kernel(render("state:0", { "text/markdown": "steps" }));
-    await settle();
     const rows = () => [...el.querySelectorAll(".agui-transcript > .agui-row")].map((r) => r.getAttribute("data-render") ?? r.className);
-    assert.equal(rows().at(-1), "state:0");
+    model.kernel(render("state:0", { "text/markdown": "steps" }));
+    await until(() => rows().at(-1) === "state:0", "the render at the end");
     model.kernel(render("state:0", { "text/markdown": "steps" }, { after: "a1" }));
-    await settle();
-    const order = rows();
-    assert.equal(order.indexOf("state:0"), order.findIndex((c) => c.includes("agui-row-assistant")) + 1);
+    const pinned = () => rows().indexOf("state:0") === rows().findIndex((c) => c.includes("agui-row-assistant")) + 1;
+    await until(pinned, "the render after the message it is pinned to");
   });
 });
 
@@ -157,9 +151,8 @@ describe("sub-agents and activity", () => {
       { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "searching", subagentRunId: "s1" },
       { type: "TEXT_MESSAGE_END", messageId: "m1", subagentRunId: "s1" },
     ));
-    await settle();
-    const block = el.querySelector(".agui-subagent") as HTMLDetailsElement | null;
-    assert.ok(block);
+    await until(() => /searching/.test(el.querySelector(".agui-subagent")?.textContent ?? ""), "the sub-agent's message shown");
+    const block = el.querySelector(".agui-subagent") as HTMLDetailsElement;
     assert.equal(block.querySelector(".agui-subagent-name")?.textContent, "researcher");
     assert.equal(block.getAttribute("data-status"), "running");
     assert.ok(block.open, "open while it works");
@@ -172,8 +165,7 @@ describe("sub-agents and activity", () => {
       ev.runFinished(),
     ));
     model.set("status", "idle");
-    await settle();
-    assert.equal(block.getAttribute("data-status"), "finished");
+    await until(() => block.getAttribute("data-status") === "finished" && /parent's answer/.test(el.textContent ?? ""), "the sub-agent finished and the parent's answer shown");
     assert.doesNotMatch(block.textContent ?? "", /parent's answer/);
     assert.match(el.textContent ?? "", /parent's answer/);
   });
@@ -187,7 +179,7 @@ describe("sub-agents and activity", () => {
       { type: "TEXT_MESSAGE_END", messageId: "m1", subagentRunId: "s1" },
       { type: "SUBAGENT_ERROR", subagentRunId: "s1", message: "compile error" },
     ));
-    await settle();
+    await until(() => el.querySelector(".agui-subagent")?.getAttribute("data-status") === "error", "the sub-agent failed");
     const block = el.querySelector(".agui-subagent") as HTMLDetailsElement;
     block.open = true;
     assert.equal(block.getAttribute("data-status"), "error");
@@ -201,7 +193,7 @@ describe("sub-agents and activity", () => {
       { type: "ACTIVITY_SNAPSHOT", messageId: "act1", activityType: "progress", content: { markdown: "**0** of 3" } },
       { type: "ACTIVITY_DELTA", messageId: "act1", activityType: "progress", patch: [{ op: "replace", path: "/markdown", value: "**2** of 3" }] },
     ));
-    await settle();
+    await until(() => el.querySelector(".agui-activity strong") !== null, "the activity card shown");
     const card = el.querySelector(".agui-activity");
     assert.equal(card?.querySelector(".agui-activity-type")?.textContent, "progress");
     assert.equal(card?.querySelector("strong")?.textContent, "2");
@@ -235,19 +227,16 @@ describe("suggestion chips", () => {
     const model = new FakeModel({ suggestions: starters });
     const { el } = await connected([], model);
     model.set("status", "running");
-    await settle();
-    assert.equal(maybeButton(el, "Tell me a joke"), null);
+    await until(() => maybeButton(el, "Tell me a joke") === null, "the starters hidden while running");
     model.set("status", "idle");
     model.kernel({ kind: "messages", start: 0, messages: [{ id: "u1", role: "user", content: "hi" }, { id: "a1", role: "assistant", content: "hello" }] });
-    await settle();
+    await until(() => el.querySelector(".agui-bubble-assistant")?.textContent?.includes("hello") === true, "the conversation shown");
     assert.equal(maybeButton(el, "Tell me a joke"), null);
     model.set("suggestions", [{ title: "More", message: "tell me more" }]);
     model.set("suggestions_after", "a1");
-    await settle();
-    assert.ok(maybeButton(el, "More"));
+    await until(() => maybeButton(el, "More") !== null, "the agent's suggestion after its answer");
     model.kernel({ kind: "messages", start: 2, messages: [{ id: "u2", role: "user", content: "tell me more" }] });
-    await settle();
-    assert.equal(maybeButton(el, "More"), null);
+    await until(() => maybeButton(el, "More") === null, "the suggestion gone once asked");
   });
 });
 

@@ -6,7 +6,7 @@ import { afterEach, describe, it, mock } from "node:test";
 import { EVENT_LOG_LIMIT, Mirror, RECORD_ANSWER_MS, RECORDS_KEPT } from "../src/mirror";
 import { downloads } from "../src/view/EventInspector";
 import type { AguiEvent } from "../src/wire";
-import { FakeModel, settle, until } from "./dom";
+import { FakeModel, idle, until, untilCount, untilSent } from "./dom";
 import { ev, readyMirror, recordText, snapshot } from "./helpers";
 import { button, connected } from "./mount";
 
@@ -35,7 +35,7 @@ const INPUT = (runId: string, user = "weather in Paris") => ({
 
 async function open(el: HTMLElement) {
   button(el, "Show events").click();
-  await settle();
+  await until(() => el.querySelector('[aria-label="Events"]') !== null, "the Events panel open");
   return el.querySelector('[aria-label="Events"]') as HTMLElement;
 }
 const runs = (panel: HTMLElement) => [...panel.querySelectorAll(".agui-run")] as HTMLElement[];
@@ -52,7 +52,7 @@ async function toggle(details: Element | null | undefined) {
   const d = details as HTMLDetailsElement;
   d.open = !d.open;
   d.dispatchEvent(new win.Event("toggle"));
-  await settle();
+  await idle(); // the section drawn, and what its effects asked of the kernel sent
 }
 const part = (run: Element, name: string) => [...run.querySelectorAll(".agui-run-part")].find((d) => d.querySelector("summary")?.textContent === name);
 
@@ -66,7 +66,7 @@ describe("the inspector's runs", () => {
     const { model, el } = await connected([], new FakeModel(), {}, tail);
     const panel = await open(el);
     model.kernel({ kind: "events", events: eventsOf(RUN("r1")), times: timesOf(RUN("r1")) });
-    await settle();
+    await until(() => runs(panel).length === 2, "the live run beside the snapshot's");
     assert.deepEqual(runs(panel).map((r) => r.getAttribute("aria-label")), ["earlier events (run r0)", "run r1"]);
     const [earlier, r1] = runs(panel) as [HTMLElement, HTMLElement];
     assert.equal(text(earlier, ".agui-run-outcome"), "finished");
@@ -103,18 +103,17 @@ describe("the inspector's runs", () => {
     assert.deepEqual([...byRun.options].map((o) => o.textContent), ["All runs", "run r1", "run r2"]);
     byRun.value = "r2";
     byRun.dispatchEvent(new win.Event("change", { bubbles: true }));
-    await settle();
+    await until(() => runs(panel).length === 1, "one run shown");
     assert.deepEqual(runs(panel).map((r) => r.getAttribute("aria-label")), ["run r2"]);
     assert.equal(text(panel, ".agui-panel-note"), "9 of 18 events");
     const byType = panel.querySelector('select[aria-label="Filter events by type"]') as HTMLSelectElement;
     byType.value = "RUN_STARTED";
     byType.dispatchEvent(new win.Event("change", { bubbles: true }));
-    await settle();
+    await untilCount(panel, ".agui-event", 1, "one event of the type shown");
     assert.deepEqual([...panel.querySelectorAll(".agui-event")].map((r) => r.textContent?.includes("r2")), [true]);
     byRun.value = "";
     byRun.dispatchEvent(new win.Event("change", { bubbles: true }));
-    await settle();
-    assert.equal(panel.querySelectorAll(".agui-event").length, 2);
+    await untilCount(panel, ".agui-event", 2, "the type's events of every run");
   });
 });
 
@@ -131,11 +130,11 @@ describe("what a run sent", () => {
     assert.equal(model.sentOf("run_record").length, 1, "asked once");
 
     answer(model, "elsewhere", recordText("elsewhere", RUN("elsewhere"), INPUT("elsewhere", "not mine")));
-    await settle();
+    await idle(); // whatever the view does with it, done
     assert.equal(text(part(run, "Sent"), ".agui-empty"), "asking the kernel…", "another view's answer is not this run's");
 
     answer(model, "r1", recordText("r1", RUN("r1"), INPUT("r1")));
-    await settle();
+    await until(() => (part(run, "Sent") as HTMLElement).querySelector(".agui-sent-message") !== null, "the answer shown");
     const sent = part(run, "Sent") as HTMLElement;
     const messages = [...sent.querySelectorAll(".agui-sent-message")];
     assert.equal(messages.length, 1);
@@ -160,7 +159,8 @@ describe("what a run sent", () => {
     assert.deepEqual(model.sentOf("run_record").map((r) => r.runId), ["r1", "r2"]);
     answer(model, "r2", recordText("r2", RUN("r2"), INPUT("r2", "second question")));
     answer(model, "r1", recordText("r1", RUN("r1"), INPUT("r1", "first question")));
-    await settle();
+    const preview = (run: string) => text(part(runNamed(panel, run), "Sent"), ".agui-sent-preview");
+    await until(() => preview("run r1") !== "" && preview("run r2") !== "", "both answers shown");
     assert.equal(text(part(runNamed(panel, "run r1"), "Sent"), ".agui-sent-preview"), "first question");
     assert.equal(text(part(runNamed(panel, "run r2"), "Sent"), ".agui-sent-preview"), "second question");
   });
@@ -191,8 +191,7 @@ describe("what a run sent", () => {
     await toggle(part(runNamed(panel, "run r1"), "Sent"));
     assert.match(text(part(runNamed(panel, "run r1"), "Sent"), ".agui-empty"), /No kernel: this view is disconnected/);
     button(panel, "Export run r1").click();
-    await settle();
-    assert.match(text(panel, ".agui-run-note"), /No kernel/);
+    await until(() => /No kernel/.test(text(panel, ".agui-run-note")), "the export says there is no kernel");
   });
 
   it("brings a reloaded run's times back with its record", async () => {
@@ -203,8 +202,7 @@ describe("what a run sent", () => {
     assert.ok(times(run).every((t) => t === "—"));
     await toggle(part(run, "Sent"));
     answer(model, "r1", recordText("r1", RUN("r1"), INPUT("r1")));
-    await settle();
-    assert.equal(text(run, ".agui-run-duration"), "1.20 s");
+    await until(() => text(run, ".agui-run-duration") === "1.20 s", "the run's duration from its record");
     assert.equal(text(run, ".agui-run-ttft"), "first token 0.30 s");
     assert.deepEqual(times(run), ["+0.000 s", "+0.100 s", "+0.300 s", "+0.500 s", "+0.600 s", "+0.750 s", "+0.900 s", "+0.950 s", "+1.200 s"]);
   });
@@ -215,7 +213,7 @@ describe("a run's timeline", () => {
     const { model, el } = await connected([], new FakeModel(), {}, []);
     const panel = await open(el);
     model.kernel({ kind: "events", events: eventsOf(RUN("r1")), times: timesOf(RUN("r1")) });
-    await settle();
+    await until(() => runs(panel).length === 1, "the run shown");
     const run = runNamed(panel, "run r1");
     await toggle(part(run, "Timeline"));
     const svg = run.querySelector("svg.agui-timeline") as SVGSVGElement;
@@ -240,8 +238,7 @@ describe("a run's timeline", () => {
     assert.deepEqual(model.sentOf("run_record"), [{ kind: "run_record", runId: "r1" }]);
     assert.equal(text(part(run, "Timeline"), ".agui-empty"), "asking the kernel…");
     answer(model, "r1", recordText("r1", RUN("r1")));
-    await settle();
-    assert.ok(run.querySelector("svg.agui-timeline"));
+    await until(() => run.querySelector("svg.agui-timeline") !== null, "the timeline drawn from the record");
   });
 });
 
@@ -258,17 +255,17 @@ describe("exporting a run", () => {
     const { model, el } = await connected([], new FakeModel(), {}, eventsOf(RUN("r1")));
     const panel = await open(el);
     button(panel, "Export run r1").click();
-    await settle();
+    await until(() => text(panel, ".agui-run-note") !== "", "the export's note");
     assert.deepEqual(model.sentOf("run_record"), [{ kind: "run_record", runId: "r1" }]);
     assert.equal(text(panel, ".agui-run-note"), "asking the kernel…");
     assert.deepEqual(saved, []);
     // The kernel's text, byte for byte: odd spacing and a line this view cannot read included.
     const kernelText = `${recordText("r1", RUN("r1"), INPUT("r1"))}{ "kind" : "note" }\n`;
     answer(model, "r1", kernelText);
-    await settle();
+    await until(() => saved.length > 0, "the record saved");
     assert.deepEqual(saved, [["r1.agui.jsonl", kernelText]]);
     button(panel, "Export run r1").click();
-    await settle();
+    await until(() => saved.length > 1, "the record saved again");
     assert.deepEqual(saved.at(-1), ["r1.agui.jsonl", kernelText]);
     assert.equal(model.sentOf("run_record").length, 1, "the second export uses the kept record");
   });
@@ -278,11 +275,10 @@ describe("exporting a run", () => {
     const { model, el } = await connected([], new FakeModel(), {}, eventsOf(RUN("r1")));
     const panel = await open(el);
     button(panel, "Export run r1").click();
-    await settle();
+    await untilSent(model, "run_record");
     answer(model, "r1", null, "This run is no longer kept.");
-    await settle();
+    await until(() => text(panel, ".agui-run-note") === "This run is no longer kept.", "the kernel's reason shown");
     assert.deepEqual(saved, []);
-    assert.equal(text(panel, ".agui-run-note"), "This run is no longer kept.");
   });
 
   it("saves through a Blob and a link with a download name (no markup)", () => {
@@ -401,10 +397,11 @@ describe("the mirror's times and records", () => {
       sent.open = true;
       sent.dispatchEvent(new win.Event("toggle"));
     }
-    for (let wait = 0; wait < 50 && model.sentOf("run_record").length < RECORDS_KEPT + 5; wait++) await settle(20);
+    await untilSent(model, "run_record", RECORDS_KEPT + 5);
     for (const request of model.sentOf("run_record")) answer(model, String(request.runId), recordText(String(request.runId), RUN(String(request.runId)), INPUT(String(request.runId))));
-    await settle(300);
+    // A section that lost its answer would ask again (an effect) and show none: once every section
+    // shows its answer and the effects have run, no question is left to come.
+    await untilCount(panel, ".agui-sent-message", RECORDS_KEPT + 5, "every open section keeps its answer");
     assert.equal(model.sentOf("run_record").length, RECORDS_KEPT + 5, "one question per run");
-    assert.equal(panel.querySelectorAll(".agui-sent-message").length, RECORDS_KEPT + 5, "every open section keeps its answer");
   });
 });

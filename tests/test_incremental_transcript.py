@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.pipeline._reducer import EventReducer, TranscriptIndex
-from agui_widget.session import _session
+from agui_widget.session import _transcript
 from agui_widget.session._session import InputMessages, Session
 from agui_widget.vocabulary._marks import DISPLAY, REFUSED, marked
 
@@ -363,8 +363,8 @@ class CountingAdapter:
 
 def test_the_first_assignment_after_a_chat_is_made_validates_only_what_is_new(monkeypatch: pytest.MonkeyPatch) -> None:
     chat = Captured(messages=[{"id": f"u{i}", "role": "user", "content": f"text {i}"} for i in range(50)])
-    counting = CountingAdapter(_session._messages_adapter())
-    monkeypatch.setattr(_session, "_messages_adapter", lambda: counting)
+    counting = CountingAdapter(_transcript._messages_adapter())
+    monkeypatch.setattr(_transcript, "_messages_adapter", lambda: counting)
     chat.messages = [*chat.messages, {"id": "new", "role": "user", "content": "more"}]
     assert counting.validated == 1
     assert chat.of_kind("messages")[-1]["start"] == 50

@@ -295,7 +295,7 @@ class IgnoresCancellation:
 
 @pytest.mark.parametrize(("after_cancel", "busy"), [("yields", 0), ("sleeps", 0.3), ("sleeps", 30)])
 async def test_an_agent_that_swallows_the_cancellation_is_stopped(after_cancel: str, busy: float, caplog, monkeypatch):
-    monkeypatch.setattr("agui_widget.session._session.STOP_GRACE", 1.0)
+    monkeypatch.setattr("agui_widget.session._closing.STOP_GRACE", 1.0)
     agent = IgnoresCancellation(after_cancel, busy)
     session = Session(agent)
     run = session.send("talk")

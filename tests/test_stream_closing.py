@@ -27,7 +27,7 @@ from ag_ui.core import (
 )
 
 from agui_widget import python_tool
-from agui_widget.session import _session as session_module
+from agui_widget.session import _closing
 from agui_widget.session._run import Run
 from agui_widget.session._session import Session
 
@@ -117,7 +117,7 @@ async def test_the_follow_up_run_after_a_python_tool_waits_for_the_close():
 
 
 async def test_a_stream_that_never_closes_holds_the_next_run_up_only_for_the_grace(monkeypatch, caplog):
-    monkeypatch.setattr(session_module, "STOP_GRACE", 0.1)
+    monkeypatch.setattr(_closing, "STOP_GRACE", 0.1)
     agent = KeepsRunStateOnItself(cleanup_seconds=None)
     session = Session(agent)
     with caplog.at_level(logging.DEBUG, logger="agui_widget"):

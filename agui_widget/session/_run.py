@@ -1,5 +1,5 @@
-"""A turn (``Run``) and what a turn waits for (``Pending``): the session's records, which hooks,
-the widget and cells read.
+"""A turn (``Run``) and what a turn waits for (``Pending``, gathered in ``Waiting``): the session's
+records, which hooks, the widget and cells read.
 
 A module of their own so that what reads them (hooks, the widget) does not import the session.
 """
@@ -12,7 +12,7 @@ import json
 import sys
 from collections.abc import Generator, Iterable
 from types import FrameType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ag_ui.core import BaseEvent, EventType, Interrupt
 
@@ -20,7 +20,13 @@ from ..pipeline._eventlog import TurnLog
 from ..vocabulary._ids import new_id
 from ..wire import _codec
 
+if TYPE_CHECKING:
+    from ..inputs._tools import PythonTool
+
 RunStatus = Literal["queued", "running", "waiting", "finished", "error", "cancelled", "refused"]
+
+Status = Literal["idle", "running", "waiting", "error"]
+"""The session's: no turn, a turn's run streaming, a turn waiting for answers, or the last turn failed."""
 
 
 class Run:
@@ -166,6 +172,26 @@ class Pending:
             self.args if self.args_text else None,
             copy.deepcopy(item.response_schema),
         )
+
+
+class Waiting:
+    """Everything a turn waits for between two of its runs: the pending calls and interrupts (by
+    id), and the Python tool calls the kernel runs meanwhile."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Pending] = {}
+        self.wake = asyncio.Event()
+        self.python_tools: dict[str, PythonTool] = {}
+        """The Python tool each kernel-run call (by id) calls."""
+        self.tasks: set[asyncio.Task[None]] = set()
+        """Python tool calls running now."""
+
+    def cancel(self) -> None:
+        """Stop waiting for the Python tool calls that run (a sync function's thread runs on;
+        its result is dropped)."""
+        for task in self.tasks:
+            task.cancel()
+        self.tasks.clear()
 
 
 # -- awaiting a turn in a cell ----------------------------------------------------------------------

@@ -22,10 +22,18 @@ pytestmark = pytest.mark.browser
 
 # How far from its end (px) a scroll box may be and still count as at its end.
 AT_END = 12
-# Chromium keeps a mouse wheel's scrolling on the box it started on for a moment after the last
-# wheel event (wheel latching); a test that changes direction, or expects the scroll to go to
-# another box, waits that long first.
-WHEEL_LATCH_MS = 700
+# Chromium keeps a mouse wheel's scrolling on the box it started on until the scroll the wheel
+# started has ended (wheel latching); a test that changes direction, or expects the scroll to go to
+# another box, waits for that end first (the page's scrollend after the last wheel event).
+WATCH_WHEEL = r"""
+() => {
+  if (window.__aguiWheel) return;
+  const seen = (window.__aguiWheel = { wheel: 0, ended: 0 });
+  document.addEventListener("wheel", () => { seen.wheel = performance.now(); }, { capture: true, passive: true });
+  document.addEventListener("scrollend", () => { seen.ended = performance.now(); }, { capture: true });
+}
+"""
+LATCH_WAIT_MS = 10_000
 
 CHUNKY = '''\
 import asyncio
@@ -138,6 +146,19 @@ def settled_top(box: Locator, timeout: float = 10.0) -> float:
             setTimeout(check, 150);
         })""",
         timeout,
+    )
+
+
+def watch_wheel(page: Page) -> None:
+    """Notes, from now on, the page's last wheel event and the last end of a scroll (any box's)."""
+    page.evaluate(WATCH_WHEEL)
+
+
+def wheel_latch_over(page: Page) -> None:
+    """Waits until the scroll the last wheel turn started has ended (none yet: at once), so the
+    next wheel turn goes to the box under the pointer that can scroll that way."""
+    page.wait_for_function(
+        "() => { const s = window.__aguiWheel; return s.wheel === 0 || s.ended > s.wheel; }", timeout=LATCH_WAIT_MS
     )
 
 
@@ -472,9 +493,10 @@ def test_wheel_scrolls_the_notebook_at_the_transcripts_ends_and_the_transcript_i
     settled_top(notebook)
     frame_before = box.bounding_box()
     assert box.evaluate(DISTANCE) <= AT_END, "the transcript should start at its end"
+    watch_wheel(page)
 
     # At its end, a wheel turn down scrolls the notebook, not the transcript.
-    page.wait_for_timeout(WHEEL_LATCH_MS)
+    wheel_latch_over(page)
     transcript_top = box.evaluate("b => b.scrollTop")
     notebook_top = notebook.evaluate("el => el.scrollTop")
     wheel_over(page, box, 200)
@@ -482,7 +504,7 @@ def test_wheel_scrolls_the_notebook_at_the_transcripts_ends_and_the_transcript_i
     assert box.evaluate("b => b.scrollTop") == transcript_top, "the transcript scrolled past its end"
 
     # In between, a wheel turn up scrolls the transcript, not the notebook.
-    page.wait_for_timeout(WHEEL_LATCH_MS)
+    wheel_latch_over(page)
     notebook_top = settled_top(notebook)
     wheel_over(page, box, -200)
     page.wait_for_function("([el, top]) => el.scrollTop < top - 20", arg=[box.element_handle(), transcript_top], timeout=10_000)
@@ -503,7 +525,7 @@ def test_wheel_scrolls_the_notebook_at_the_transcripts_ends_and_the_transcript_i
         wheel_over(page, box, -600)
         settled_top(box)
     assert box.evaluate("b => b.scrollTop") <= 0, "the wheel never brought the transcript to its top"
-    page.wait_for_timeout(WHEEL_LATCH_MS)
+    wheel_latch_over(page)
     notebook_top = settled_top(notebook)
     wheel_over(page, box, -200)
     page.wait_for_function("([el, top]) => el.scrollTop < top", arg=[notebook.element_handle(), notebook_top], timeout=10_000)

@@ -3,7 +3,7 @@ coroutine function on the kernel's loop, any other in a worker thread, so the ke
 cells and the chat), and what it returned, raised or took too long for turned into the tool
 message that answers the call: an answer the model reads and can recover from.
 
-The session starts each call (``_session.Session._start_python_tool``) when a run ends with it
+The session starts each call (``_waiting.AnswerWaiting._start_python_tool``) when a run ends with it
 pending, and after the user approved it when the tool asks first.
 """
 

@@ -6,7 +6,6 @@ The format is docs/recordings.md: a header line, then per run a ``run`` line wit
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from agui_widget.pipeline._recording import RecordingError, RunRecordings, parse
 from agui_widget.teaching import lesson_chat
 
 from .genui_support import Captured
-from .support import make_input, split_runs
+from .support import make_input, split_runs, until
 
 
 def lines_of(text: str) -> list[dict[str, Any]]:
@@ -61,8 +60,7 @@ async def test_a_stopped_run_is_recorded_closed(tmp_path):
     path = tmp_path / "stopped.agui.jsonl"
     chat = AgentChat(DemoAgent(delay=0.05), record=path)
     run = chat.send("markdown")
-    while not run.events or len(run.events) < 4:
-        await asyncio.sleep(0.01)
+    await until(lambda: len(run.events) >= 4, what="the run's first four events")
     chat.stop()
     await run
     (recorded,) = read_recording(path).runs

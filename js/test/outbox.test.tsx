@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ModelCallback } from "../src/anywidget";
 import { Outbox, type ShownUser } from "../src/outbox";
-import { FakeModel } from "./dom";
-import { connected, mount, press, settle, textbox, type } from "./mount";
+import { FakeModel, until, untilSent } from "./dom";
+import { connected, mount, press, textbox, type } from "./mount";
 
 const WAITING = /waiting for the kernel…/;
 
@@ -19,12 +19,6 @@ const user = (id: string, content: string) => ({ id, role: "user", content });
 function sendTyped(el: HTMLElement, text: string) {
   type(messageBox(el), text);
   press(messageBox(el), "Enter");
-}
-
-/** Waits (bounded) until `condition` holds. */
-async function until(condition: () => boolean, what: string) {
-  for (let i = 0; i < 300 && !condition(); i++) await settle(10);
-  assert.ok(condition(), what);
 }
 
 /** The front end's signals that the kernel went away. */
@@ -42,7 +36,7 @@ describe("a message the kernel has not read yet", () => {
     const { model, el } = await connected();
     assert.match(el.textContent ?? "", /No messages yet/);
     sendTyped(el, "are you there?");
-    await settle();
+    await until(() => outgoing(el).length === 1, "the message shown at once");
     assert.deepEqual(model.sentOf("send"), [{ kind: "send", text: "are you there?" }]);
     assert.equal(messageBox(el).value, "");
     const rows = outgoing(el);
@@ -55,11 +49,9 @@ describe("a message the kernel has not read yet", () => {
   it("is confirmed when the kernel's transcript shows it, and then shows once", async () => {
     const { model, el } = await connected([user("u0", "earlier"), { id: "a0", role: "assistant", content: "ok" }]);
     sendTyped(el, "hello");
-    await settle();
-    assert.equal(outgoing(el).length, 1);
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     model.kernel({ kind: "messages", start: 2, messages: [user("u1", "hello")] });
-    await settle();
-    assert.equal(outgoing(el).length, 0, "the waiting bubble gives way to the kernel's message");
+    await until(() => outgoing(el).length === 0, "the waiting bubble gives way to the kernel's message");
     assert.deepEqual(userBubbles(el), ["earlier", "hello"]);
   });
 
@@ -67,11 +59,9 @@ describe("a message the kernel has not read yet", () => {
     const { model, el } = await connected([user("u0", "first")]);
     model.set("status", "running");
     sendTyped(el, "and then?");
-    await settle();
-    assert.equal(outgoing(el).length, 1);
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     model.set("queued", [{ id: "u1", text: "and then?" }]);
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "the waiting bubble gives way to the queued one");
     assert.match(el.querySelector(".agui-row-queued:not(.agui-row-outgoing)")?.textContent ?? "", /and then\?.*queued/);
   });
 
@@ -79,24 +69,23 @@ describe("a message the kernel has not read yet", () => {
     const model = new FakeModel();
     const { el, viewId } = mount(model);
     sendTyped(el, "early bird");
-    await settle();
+    await untilSent(model, "send");
     model.kernel({ kind: "snapshot", viewId, messages: [user("u0", "early bird")], state: {}, events: [] });
-    await settle();
+    // The transcript drawn: the kernel's copy of the text, and the message still waiting.
+    await until(() => userBubbles(el).length === 1, "the snapshot shown");
     assert.equal(outgoing(el).length, 1, "that snapshot was made before the kernel read the message");
     assert.equal(messageBox(el).value, "");
     model.kernel({ kind: "messages", start: 1, messages: [user("u1", "early bird")] });
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "confirmed by the kernel's new message");
   });
 
   it("comes back into the box, with a notice, when the kernel restarts", async () => {
     const { model, el } = await connected();
     sendTyped(el, "lost in transit");
-    await settle();
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     type(messageBox(el), "typed since");
     restartKernel(model);
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "the waiting message withdrawn");
     assert.equal(messageBox(el).value, "lost in transit\n\ntyped since");
     assert.ok(notices(el).some((n) => /lost in transit|back in the message box/.test(n)), notices(el).join(" | "));
     assert.equal(model.sentOf("send").length, 1, "nothing is sent again");
@@ -109,15 +98,15 @@ describe("a message the kernel has not read yet", () => {
     const paste = new (globalThis as any).Event("paste", { bubbles: true, cancelable: true });
     Object.defineProperty(paste, "clipboardData", { value: { files: [new File([new Uint8Array(4)], "plot.png", { type: "image/png" })], getData: () => "" } });
     box.dispatchEvent(paste);
-    await settle();
+    const held = () => el.querySelectorAll('[aria-label="Attached to the next message"] [role="listitem"]').length;
+    await until(() => held() === 1, "the pasted file held");
     sendTyped(el, "see the plot");
-    await until(() => model.sentOf("send").length === 1, "the message with its file was sent");
-    await settle();
+    await untilSent(model, "send");
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     assert.match(outgoing(el)[0]?.textContent ?? "", /see the plot.*plot\.png.*waiting for the kernel/s);
-    assert.equal(el.querySelectorAll('[aria-label="Attached to the next message"] [role="listitem"]').length, 0);
+    assert.equal(held(), 0);
     closeComm(model);
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "the waiting message withdrawn");
     assert.equal(messageBox(el).value, "see the plot");
     assert.equal(el.querySelectorAll('[aria-label="Attached to the next message"] [role="listitem"]').length, 1, "the file is held again");
     assert.equal(notices(el).length, 1);
@@ -126,10 +115,9 @@ describe("a message the kernel has not read yet", () => {
   it("comes back when the kernel refuses it", async () => {
     const { model, el } = await connected();
     sendTyped(el, "too much");
-    await settle();
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     model.kernel({ kind: "notice", level: "warning", text: "send: the file is too large" });
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "the waiting message withdrawn");
     assert.equal(messageBox(el).value, "too much");
   });
 });
@@ -140,30 +128,27 @@ describe("sending twice", () => {
     sendTyped(el, "once");
     press(messageBox(el), "Enter");
     press(messageBox(el), "Enter");
-    await settle();
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     assert.equal(model.sentOf("send").length, 1);
-    assert.equal(outgoing(el).length, 1);
 
     sendTyped(el, "once");
-    await settle();
+    await until(() => outgoing(el).length === 2, "the second message shown, waiting");
     assert.deepEqual(model.sentOf("send"), [
       { kind: "send", text: "once" },
       { kind: "send", text: "once" },
     ]);
-    assert.equal(outgoing(el).length, 2, "typed again, it is a second message");
     model.kernel({ kind: "messages", start: 0, messages: [user("u1", "once")] });
-    await settle();
+    await until(() => userBubbles(el).length === 1, "the kernel's message shown");
     assert.equal(outgoing(el).length, 1, "the kernel's message confirms one of them");
     model.kernel({ kind: "messages", start: 1, messages: [user("u2", "once")] });
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "both confirmed");
     assert.deepEqual(userBubbles(el), ["once", "once"]);
   });
 
   it("never resends on a hello; a snapshot answering a later hello without it gives it back", async () => {
     const { model, el } = await connected();
     sendTyped(el, "still there?");
-    await settle();
+    await until(() => outgoing(el).length === 1, "the message shown, waiting");
     // The copy diverged: the view asks for a snapshot again.
     model.kernel({ kind: "check", count: 3, start: 0, tail: [], state: null });
     await until(() => model.sentOf("hello").length === 2, "the view said hello again");
@@ -171,8 +156,7 @@ describe("sending twice", () => {
     assert.equal(outgoing(el).length, 1);
     const viewId = String(model.sentOf("hello")[1]?.viewId);
     model.kernel({ kind: "snapshot", viewId, messages: [], state: {}, events: [] });
-    await settle();
-    assert.equal(outgoing(el).length, 0);
+    await until(() => outgoing(el).length === 0, "the waiting message withdrawn");
     assert.equal(messageBox(el).value, "still there?");
     assert.equal(model.sentOf("send").length, 1);
   });
@@ -184,7 +168,7 @@ describe("sending twice", () => {
     await until(() => model.sentOf("hello").length === 2, "the view said hello again");
     const viewId = String(model.sentOf("hello")[1]?.viewId);
     model.kernel({ kind: "snapshot", viewId, messages: [user("u1", "in the snapshot")], state: {}, events: [] });
-    await settle();
+    await until(() => userBubbles(el).length === 1, "the snapshot's message shown");
     assert.equal(outgoing(el).length, 0);
     assert.equal(messageBox(el).value, "");
     assert.deepEqual(userBubbles(el), ["in the snapshot"]);

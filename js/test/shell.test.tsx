@@ -3,9 +3,9 @@
  * jsdom has no layout: the scroll boxes get a geometry of their own here. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { doc, FakeModel } from "./dom";
+import { doc, FakeModel, idle, until, untilSent } from "./dom";
 import { ev } from "./helpers";
-import { button, connected, maybeButton, press, settle, textbox, type } from "./mount";
+import { button, connected, maybeButton, press, textbox, type } from "./mount";
 import { familyOf } from "../src/view/EventInspector";
 import { ScrollFollower } from "../src/view/follow";
 import { KEY_STEP, MIN_HEIGHT } from "../src/view/ResizeHandle";
@@ -61,8 +61,7 @@ describe("following the end of a scroll box", () => {
     const { box, content, detach } = scrollBox(height);
     height.value = 1600;
     content.appendChild(doc.createElement("p"));
-    await settle(10);
-    assert.equal(box.scrollTop, 1400);
+    await until(() => box.scrollTop === 1400, "the box at the grown content's end");
     detach();
   });
 
@@ -171,12 +170,11 @@ describe("the shell", () => {
     box.scrollTop = 800; // where following put it
     assert.equal(maybeButton(el, "Jump to latest ↓"), null);
     wheel(box, -100);
-    await settle();
+    await until(() => maybeButton(el, "Jump to latest ↓") !== null, "Jump to latest shown");
     const jump = button(el, "Jump to latest ↓");
     assert.equal(jump.parentElement, box.parentElement, "it sits in the transcript's area, beside the scroll box");
     jump.click();
-    await settle();
-    assert.equal(maybeButton(el, "Jump to latest ↓"), null);
+    await until(() => maybeButton(el, "Jump to latest ↓") === null, "Jump to latest gone");
     assert.equal(box.scrollTop, 800);
   });
 
@@ -186,20 +184,18 @@ describe("the shell", () => {
     geometry(box, () => 1000);
     box.scrollTop = 800;
     wheel(box, -100);
-    await settle();
-    button(el, "Jump to latest ↓");
+    await until(() => maybeButton(el, "Jump to latest ↓") !== null, "Jump to latest shown");
     const message = textbox(el, "Message");
     type(message, "more");
     press(message, "Enter");
-    await settle();
-    assert.equal(maybeButton(el, "Jump to latest ↓"), null);
+    await until(() => maybeButton(el, "Jump to latest ↓") === null, "Jump to latest gone once the user sends");
   });
 
   it("keeps the panels and the transcript in one box, the panels first for the keyboard", async () => {
     const { el } = await connected(transcript);
     button(el, "Show state").click();
     button(el, "Show events").click();
-    await settle();
+    await until(() => el.querySelector('[aria-label="Shared state"]') !== null && el.querySelector('[aria-label="Events"]') !== null, "both panels open");
     const main = el.querySelector(".agui-main") as HTMLElement;
     const side = main.querySelector(".agui-side") as HTMLElement;
     assert.ok(side.querySelector('[aria-label="Shared state"]') && side.querySelector('[aria-label="Events"]'));
@@ -218,24 +214,19 @@ describe("the shell", () => {
     assert.equal(handle.tabIndex, 0);
     assert.equal(handle.getAttribute("aria-orientation"), "horizontal");
     const down = press(handle, "ArrowDown");
-    await settle();
+    await until(() => shell.style.height === `${600 + KEY_STEP}px`, "a step taller");
     assert.equal(down.defaultPrevented, true, "the arrow does not also scroll the notebook");
-    assert.equal(shell.style.height, `${600 + KEY_STEP}px`);
     shown = 600 + KEY_STEP;
     press(handle, "Home");
-    await settle();
-    assert.equal(shell.style.height, `${MIN_HEIGHT}px`);
+    await until(() => shell.style.height === `${MIN_HEIGHT}px`, "the smallest height");
     handle.dispatchEvent(new win.MouseEvent("dblclick", { bubbles: true }));
-    await settle();
-    assert.equal(shell.style.height, "600px", "a double-click goes back to the chat's own height");
+    await until(() => shell.style.height === "600px", "a double-click goes back to the chat's own height");
     press(handle, "ArrowUp");
-    await settle();
+    await idle(); // a dragged height drawn (600 px again, so nothing to see: the drag is what counts)
     model.set("height", "70vh");
-    await settle();
-    assert.equal(shell.style.height, "70vh", "a new height from the kernel replaces a dragged one");
+    await until(() => shell.style.height === "70vh", "a new height from the kernel replaces a dragged one");
     model.set("height", "");
-    await settle();
-    assert.equal(shell.style.height, "", "'' is the stylesheet's default");
+    await until(() => shell.style.height === "", "'' is the stylesheet's default");
   });
 });
 
@@ -245,7 +236,7 @@ describe("the event inspector's colours", () => {
     assert.equal(familyOf("RUN_FINISHED"), "run");
     const { el } = await connected([], new FakeModel(), {}, [ev.runStarted(), ev.runError("boom"), ev.runStarted("r2"), ev.runFinished("r2")]);
     button(el, "Show events").click();
-    await settle();
+    await until(() => el.querySelector('.agui-event[data-type="RUN_FINISHED"]') !== null, "the events shown");
     const type = (t: string) => el.querySelector(`.agui-event[data-type="${t}"] .agui-event-type`) as HTMLElement;
     assert.ok(type("RUN_ERROR").classList.contains("agui-family-error"));
     assert.ok(type("RUN_FINISHED").classList.contains("agui-family-run"));
@@ -258,37 +249,35 @@ describe("the state panel's editors", () => {
   it("edits a boolean with a switch: each toggle sends the flipped value", async () => {
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
-    await settle();
+    await until(() => el.querySelector('[aria-label="Shared state"]') !== null, "the state panel open");
     const toggle = el.querySelector('input[type="checkbox"][role="switch"][aria-label="done"]') as HTMLInputElement;
     assert.ok(toggle, "a boolean is a switch");
     assert.equal(toggle.checked, true);
     assert.equal(maybeButton(el, "Edit done: true"), null, "no free text for a boolean");
     toggle.click();
-    await settle();
+    await untilSent(model, "state_edit");
     assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/done", value: false }] }]);
     assert.equal(toggle.checked, false, "shown at once, before the kernel confirms");
     model.kernel({ kind: "state_patch", patch: [{ op: "replace", path: "/done", value: false }] });
-    await settle();
+    await idle(); // the kernel's confirmation drawn
     assert.equal(toggle.checked, false);
     model.kernel({ kind: "state_patch", patch: [{ op: "replace", path: "/done", value: true }] });
-    await settle();
-    assert.equal(toggle.checked, true, "the kernel's value wins");
+    await until(() => toggle.checked, "the kernel's value wins");
   });
 
   it("edits a number in a number box: a number is sent, nothing while the box holds none", async () => {
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
-    await settle();
+    await until(() => maybeButton(el, "Edit count: 3") !== null, "the state panel open");
     button(el, "Edit count: 3").click();
-    await settle();
+    await until(() => el.querySelector('input[aria-label="New value for count"]') !== null, "the number box");
     const box = textbox(el, "New value for count") as HTMLInputElement;
     assert.equal(box.type, "number");
     assert.equal(box.value, "3");
     box.value = "";
     press(box, "Enter");
-    await settle();
+    await until(() => box.getAttribute("aria-invalid") === "true", "the empty box marked invalid");
     assert.equal(model.sentOf("state_edit").length, 0);
-    assert.equal(box.getAttribute("aria-invalid"), "true");
     box.value = "-2.5";
     press(box, "Enter");
     assert.deepEqual(model.sentOf("state_edit"), [{ kind: "state_edit", patch: [{ op: "replace", path: "/count", value: -2.5 }] }]);
@@ -296,15 +285,16 @@ describe("the state panel's editors", () => {
 
   it("keeps the text box for strings and null", async () => {
     const { el } = await connected([], new FakeModel(), state);
+    const editing = (name: string) => el.querySelector(`input[aria-label="New value for ${name}"], textarea[aria-label="New value for ${name}"]`) !== null;
     button(el, "Show state").click();
-    await settle();
+    await until(() => maybeButton(el, "Edit name: \"Ada\"") !== null, "the state panel open");
     button(el, "Edit name: \"Ada\"").click();
-    await settle();
+    await until(() => editing("name"), "the text box for name");
     assert.equal((textbox(el, "New value for name") as HTMLInputElement).type, "text");
     press(textbox(el, "New value for name"), "Escape");
-    await settle();
+    await until(() => !editing("name"), "the edit of name left");
     button(el, "Edit nothing: null").click();
-    await settle();
+    await until(() => editing("nothing"), "the text box for nothing");
     assert.equal((textbox(el, "New value for nothing") as HTMLInputElement).type, "text");
   });
 });

@@ -21,7 +21,8 @@ from ag_ui.core import BaseEvent, Context, EventType
 from ..inputs._attachments import with_attachments
 from ..inputs._live_context import summaries
 from ..pipeline._eventlog import Record, revive
-from ..session._session import AlreadyAnswered, Session, SessionListener
+from ..session._listener import SessionListener
+from ..session._session import AlreadyAnswered, Session
 from ..vocabulary._state_patch import apply_patch, diff, json_copy, mirror
 from ..wire import _codec
 from ..wire._transport import BatchingTransport

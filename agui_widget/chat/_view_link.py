@@ -383,8 +383,16 @@ class ViewLink(SessionListener):
             return
         from ..pipeline._recording import recording_text
 
-        text = recording_text(self._chat._recording_header(None), [recording])
+        text = recording_text(self.recording_header(None), [recording])
         self.transport.send(_codec.run_record_message(request.run_id, text, None))
+
+    def recording_header(self, label: str | None) -> dict[str, Any]:
+        """A recording's first line: what answered (the agent's name), with which tools."""
+        from ..pipeline._recording import header
+
+        agent = self._session.agent
+        name = self._threads.agent_name or getattr(agent, "name", None) or type(agent).__name__
+        return header(label=label, agent=str(name), tools=[tool.spec() for tool in self._session.tools])
 
     def _on_set_accent(self, request: _requests.SetAccent) -> None:
         self._chat.accent = request.color

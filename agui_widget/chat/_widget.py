@@ -202,7 +202,7 @@ class AgentChat(anywidget.AnyWidget):
         if record is not None:
             from ..pipeline._recording import RecordingFile
 
-            session.recordings.sink = RecordingFile(record, lambda: self._recording_header(None))
+            session.recordings.sink = RecordingFile(record, lambda: self._link.recording_header(None))
         return session
 
     def _initial_traits(
@@ -307,20 +307,13 @@ class AgentChat(anywidget.AnyWidget):
         """
         from ..pipeline._recording import recording_text
 
-        return recording_text(self._recording_header(label), self._session.recordings.runs)
+        return recording_text(self._link.recording_header(label), self._session.recordings.runs)
 
     def save_recording(self, path: str | os.PathLike[str], label: str | None = None) -> pathlib.Path:
         """Write :meth:`to_recording` to ``path`` (replacing the file) and return the path."""
         target = pathlib.Path(path)
         target.write_text(self.to_recording(label), encoding="utf-8")
         return target
-
-    def _recording_header(self, label: str | None) -> dict[str, Any]:
-        from ..pipeline._recording import header
-
-        agent = self._session.agent
-        name = self._threads.agent_name or getattr(agent, "name", None) or type(agent).__name__
-        return header(label=label, agent=str(name), tools=[tool.spec() for tool in self._session.tools])
 
     def _ipython_display_(self) -> None:
         """Show the chat, then an output that keeps the conversation for viewers without a kernel
@@ -426,6 +419,11 @@ class AgentChat(anywidget.AnyWidget):
     def context(self, entries: Iterable[Context | LiveContext | Mapping[str, Any] | Callable[[], Any]]) -> None:
         self._session.context = coerce_context(entries)
         self.agent_context = summaries(self._session.context)
+
+    @property
+    def active_run(self) -> Run | None:
+        """The turn running now, or None between turns."""
+        return self._session.active
 
     def clear(self, reset_state: bool = False) -> None:
         """Forget the conversation and the agent's suggestions (the starters come back). Stops an

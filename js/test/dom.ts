@@ -77,10 +77,11 @@ options.requestAnimationFrame = (flush: () => void) => {
   const done = () => {
     clearTimeout(timer);
     cancelAnimationFrame(frame);
+    // A delay given: node's mock timers (some tests use them) stall on a timeout without one.
     setTimeout(() => {
       effectFlushes--;
       flush();
-    });
+    }, 0);
   };
   const timer = setTimeout(done, 35);
   frame = requestAnimationFrame(done);
@@ -100,7 +101,7 @@ export async function until(holds: () => boolean, what: string, timeoutMs = 10_0
     const held = holds();
     if (held && effectFlushes === 0) return;
     if (Date.now() > deadline) {
-      throw new Error(held ? `${what}: so, but the view's effects were still pending after ${timeoutMs} ms` : `${what}: not so after ${timeoutMs} ms`);
+      throw new Error(held ? `${what}: so, but the view's effects were still pending after ${timeoutMs} ms (mock timers reset before they ran?)` : `${what}: not so after ${timeoutMs} ms`);
     }
     await turn();
   }

@@ -13,9 +13,9 @@ import { isLongText } from "../src/view/Text";
 import { NO_RUN, type RunInfo } from "../src/mirror";
 import { NO_ANSWER_MS } from "../src/connection";
 import type { Message, ToolSpec } from "../src/wire";
-import { doc, FakeModel } from "./dom";
+import { doc, FakeModel, idle, until, untilText } from "./dom";
 import { ev } from "./helpers";
-import { button, connected, maybeButton, mount, press, settle, textbox, type } from "./mount";
+import { button, connected, maybeButton, mount, press, textbox, type } from "./mount";
 
 /** A model whose comm can be closed under the view, as a kernel restart does. */
 class KernelModel extends FakeModel {
@@ -54,14 +54,13 @@ describe("the link to the kernel", () => {
     } finally {
       mock.timers.reset();
     }
-    await settle();
     const { el } = view;
+    await until(() => banners(el).length > 0, "the banner");
     assert.equal(banners(el).length, 1);
     assert.match(banners(el)[0]?.textContent ?? "", /No kernel answered/);
     assert.equal(messageBox(el).readOnly, true);
     model.kernel({ kind: "snapshot", viewId: view.viewId, messages: [{ id: "u1", role: "user", content: "hi" }], state: {}, events: [] });
-    await settle();
-    assert.equal(banners(el).length, 0, "a late snapshot brings the chat to life");
+    await until(() => banners(el).length === 0, "a late snapshot brings the chat to life");
     assert.equal(messageBox(el).readOnly, false);
   });
 
@@ -70,7 +69,7 @@ describe("the link to the kernel", () => {
     const { el } = await connected([{ id: "u1", role: "user", content: "hi" }], model);
     type(messageBox(el), "typed before the restart");
     model.restartKernel();
-    await settle();
+    await until(() => banners(el).length > 0, "the banner");
     assert.equal(banners(el).length, 1);
     assert.equal(banners(el)[0]?.getAttribute("role"), "alert");
     assert.match(banners(el)[0]?.textContent ?? "", /kernel restarted/i);
@@ -83,7 +82,7 @@ describe("the link to the kernel", () => {
 
     press(box, "Enter");
     button(el, "Send").click();
-    await settle();
+    await idle(); // the attempts handled
     assert.equal(box.value, "typed before the restart", "Enter keeps the text");
     assert.equal(model.sentOf("send").length, 0);
     assert.equal(el.querySelectorAll(".agui-notice").length, 0, "no notice per attempt");
@@ -96,12 +95,11 @@ describe("the link to the kernel", () => {
     const model = new KernelModel({ status: "running", run_id: "r1" });
     const { el } = await connected([{ id: "u1", role: "user", content: "hi" }], model);
     model.kernel({ kind: "events", events: [ev.runStarted("r1"), ev.textStart("a1"), ev.text("a1", "half an")] });
-    await settle();
+    await until(() => el.querySelector(".agui-row-assistant .agui-text")?.getAttribute("data-streaming") === "true", "the answer streaming");
     assert.ok(maybeButton(el, "Stop"));
-    assert.equal(el.querySelector(".agui-row-assistant .agui-text")?.getAttribute("data-streaming"), "true");
 
     model.restartKernel();
-    await settle();
+    await until(() => banners(el).length > 0, "the banner");
     assert.equal(banners(el).length, 1);
     assert.equal(maybeButton(el, "Stop"), null, "Stop would only fail");
     assert.equal(button(el, "Send").disabled, true);
@@ -118,7 +116,7 @@ describe("the link to the kernel", () => {
     model.commClosed = true;
     type(messageBox(el), "are you there?");
     press(messageBox(el), "Enter");
-    await settle();
+    await until(() => banners(el).length > 0, "the banner");
     assert.equal(messageBox(el).value, "are you there?");
     assert.equal(banners(el).length, 1);
     assert.match(banners(el)[0]?.textContent ?? "", /no longer reachable/);
@@ -129,7 +127,7 @@ describe("the link to the kernel", () => {
     const model = new KernelModel();
     const { el } = await connected([], model);
     model.restartKernel(true);
-    await settle();
+    await idle(); // the signal handled
     assert.equal(banners(el).length, 0);
     assert.equal(button(el, "Send").disabled, false);
   });
@@ -158,7 +156,7 @@ describe("notices", () => {
   it("render the count", async () => {
     const { model, el } = await connected();
     for (let i = 0; i < 3; i++) model.kernel({ kind: "notice", level: "warning", text: "The agent is busy" });
-    await settle();
+    await untilText(el, ".agui-notice", "3 times", "the notice with its count");
     const shown = [...el.querySelectorAll(".agui-notice")];
     assert.equal(shown.length, 1);
     assert.match(shown[0]?.textContent ?? "", /The agent is busy.*3 times/);
@@ -182,12 +180,10 @@ describe("the status line", () => {
     model.set("run_id", "r1");
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted("r1")] });
-    await settle();
+    await until(() => el.querySelector(".agui-row-thinking") !== null, "a Thinking row where the answer will come");
     assert.match(statusLine(el).textContent ?? "", /Thinking/);
-    assert.ok(el.querySelector(".agui-row-thinking"), "a Thinking row where the answer will come");
     model.kernel({ kind: "events", events: [ev.textStart("a1"), ev.text("a1", "Hello"), ev.textEnd("a1"), ev.runFinished("r1")] });
-    await settle();
-    assert.doesNotMatch(statusLine(el).textContent ?? "", /Thinking/);
+    await until(() => !/Thinking/.test(statusLine(el).textContent ?? ""), "no longer Thinking");
     assert.equal(el.querySelector(".agui-row-thinking"), null);
   });
 
@@ -210,11 +206,10 @@ describe("the status line", () => {
     const { el } = await connected([{ id: "u1", role: "user", content: "flash" }], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "flash", args: {}, argsText: "{}", claimedBy: null, kernel: null }]);
     model.set("status", "waiting");
-    await settle();
-    assert.equal(statusLine(el).getAttribute("data-status"), "waiting");
+    await until(() => statusLine(el).getAttribute("data-status") === "waiting", "the status line waiting");
     assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
     model.set("pending", []);
-    await settle();
+    await idle(); // the answer's removal drawn
     assert.doesNotMatch(statusLine(el).textContent ?? "", /Waiting for you/);
   });
 });
@@ -232,15 +227,14 @@ describe("sub-agents", () => {
         { type: "TEXT_MESSAGE_END", messageId: "m1", subagentRunId: "s1" },
       ],
     });
-    await settle();
+    await until(() => el.querySelector(".agui-subagent") !== null, "the sub-agent's block");
     const block = el.querySelector(".agui-subagent") as HTMLDetailsElement;
     assert.equal(block.open, true);
     // What a browser does after `open` is set: a toggle event.
     block.dispatchEvent(new (globalThis as any).Event("toggle"));
-    await settle();
+    await idle(); // the toggle handled
     model.kernel({ kind: "events", events: [{ type: "SUBAGENT_FINISHED", subagentRunId: "s1" }] });
-    await settle();
-    assert.equal(block.open, false, "folded once done");
+    await until(() => !block.open, "folded once done");
     assert.match(block.textContent ?? "", /done/);
   });
 
@@ -250,13 +244,13 @@ describe("sub-agents", () => {
       kind: "events",
       events: [ev.runStarted(), { type: "SUBAGENT_STARTED", subagentRunId: "s1", name: "coder" }, { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant", subagentRunId: "s1" }],
     });
-    await settle();
+    await until(() => el.querySelector(".agui-subagent") !== null, "the sub-agent's block");
     const block = el.querySelector(".agui-subagent") as HTMLDetailsElement;
     block.open = false; // the user closes it while it works
     block.dispatchEvent(new (globalThis as any).Event("toggle"));
-    await settle();
+    await idle(); // the toggle handled
     model.kernel({ kind: "events", events: [ev.textStart("m2")] });
-    await settle();
+    await idle(); // the next message drawn
     assert.equal(block.open, false);
   });
 });
@@ -285,8 +279,8 @@ describe("what past runs leave", () => {
       ],
     });
     model.set("status", "idle");
-    await settle();
     const kept = () => [...el.querySelectorAll(".agui-run-steps")] as HTMLElement[];
+    await until(() => kept().length > 0, "the run's steps kept");
     assert.equal(kept().length, 1);
     assert.deepEqual([...kept()[0]!.querySelectorAll(".agui-step-done")].map((s) => s.textContent?.replace("✓", "").trim()), ["search", "book"]);
     assert.equal(kept()[0]?.previousElementSibling?.textContent?.includes("Booked."), true, "right after the run's last message");
@@ -294,9 +288,8 @@ describe("what past runs leave", () => {
     model.kernel({ kind: "messages", start: 2, messages: [user("u2", "and back?")] });
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted("r2"), step("STEP_STARTED", "search")] });
-    await settle();
+    await until(() => el.querySelector(".agui-progress") !== null, "the second run's live progress");
     assert.equal(kept().length, 1, "the first run keeps its steps while the second runs");
-    assert.ok(el.querySelector(".agui-progress"), "the second run's live progress");
   });
 
   it("keeps a failed turn's error, compact, once the next turn starts; a retried turn shows its last attempt only", async () => {
@@ -304,17 +297,17 @@ describe("what past runs leave", () => {
     const marks = () => [...el.querySelectorAll(".agui-past-error")] as HTMLElement[];
     const alerts = () => el.querySelectorAll(".agui-transcript [role=alert]").length;
     model.kernel({ kind: "events", events: [ev.runStarted("r1"), ev.runError("the service is down")] });
-    await settle();
+    await until(() => alerts() > 0, "the banner");
     assert.equal(alerts(), 1, "the banner");
     assert.equal(marks().length, 0, "the latest error is the banner's");
 
     // Retry: the same turn again, which fails again; then succeeds.
     model.kernel({ kind: "events", events: [ev.runStarted("r2")] });
-    await settle();
+    await idle(); // the retry drawn
     assert.equal(marks().length, 0, "a retry replaces the failed attempt");
     model.kernel({ kind: "events", events: [ev.runError("still down")] });
     model.kernel({ kind: "events", events: [ev.runStarted("r3"), ev.textStart("a1"), ev.text("a1", "Recovered."), ev.textEnd("a1"), ev.runFinished("r3")] });
-    await settle();
+    await until(() => el.querySelector(".agui-transcript")?.textContent?.includes("Recovered.") === true, "the recovered answer");
     assert.equal(marks().length, 0);
     assert.equal(alerts(), 0);
 
@@ -323,7 +316,7 @@ describe("what past runs leave", () => {
     model.kernel({ kind: "events", events: [ev.runStarted("r4"), ev.textStart("a2"), ev.text("a2", "About to"), ev.textEnd("a2"), ev.runError("it broke")] });
     model.kernel({ kind: "messages", start: 4, messages: [user("u3", "third")] });
     model.kernel({ kind: "events", events: [ev.runStarted("r5")] });
-    await settle();
+    await until(() => marks().length > 0, "the earlier turn's error kept");
     assert.equal(alerts(), 0, "no banner for an earlier turn");
     assert.equal(marks().length, 1);
     assert.match(marks()[0]?.textContent ?? "", /it broke/);
@@ -332,8 +325,7 @@ describe("what past runs leave", () => {
     const line = marks()[0]!.querySelector("button") as HTMLButtonElement;
     assert.equal(line.getAttribute("aria-expanded"), "false");
     line.click();
-    await settle();
-    assert.equal(line.getAttribute("aria-expanded"), "true");
+    await until(() => line.getAttribute("aria-expanded") === "true", "the error opened");
   });
 
   it("rebuilds what it can from a snapshot's events", () => {
@@ -373,8 +365,7 @@ describe("long messages", () => {
     assert.equal(more.getAttribute("aria-expanded"), "false");
     assert.equal(more.getAttribute("aria-controls"), text.id);
     more.click();
-    await settle();
-    assert.equal(text.getAttribute("data-folded"), null);
+    await until(() => text.getAttribute("data-folded") === null, "the message unfolded");
     assert.equal(button(el, "Show less").getAttribute("aria-expanded"), "true");
   });
 });
@@ -394,12 +385,11 @@ describe("keys", () => {
   it("Escape cancels an edit and gives the keyboard back to Edit", async () => {
     const { model, el } = await connected([{ id: "u1", role: "user", content: "question" }]);
     button(el, "Edit message").click();
-    await settle();
+    await until(() => el.querySelector('textarea[aria-label="Edited message"]') !== null, "the edit box");
     const box = textbox(el, "Edited message");
     type(box, "changed");
     press(box, "Escape");
-    await settle();
-    assert.equal(el.querySelector('textarea[aria-label="Edited message"]'), null);
+    await until(() => el.querySelector('textarea[aria-label="Edited message"]') === null, "the edit cancelled");
     assert.equal(model.sentOf("edit").length, 0);
     assert.equal(doc.activeElement, button(el, "Edit message"));
   });
@@ -445,7 +435,7 @@ describe("authors and times", () => {
     ]);
     assert.equal(el.querySelector(".agui-time"), null, "a snapshot's message has no time");
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.textStart("new"), ev.text("new", "now"), ev.textEnd("new"), ev.runFinished()] });
-    await settle();
+    await until(() => el.querySelector("time.agui-time") !== null, "the new message's time");
     const times = [...el.querySelectorAll("time.agui-time")];
     assert.equal(times.length, 1);
     const at = Date.parse(times[0]?.getAttribute("datetime") ?? "");
@@ -492,13 +482,13 @@ describe("following a new run", () => {
     button(el, "Regenerate").click();
     assert.equal(follows, 2, "Regenerate");
     button(el, "Edit message").click();
-    await settle();
+    await until(() => el.querySelector('textarea[aria-label="Edited message"]') !== null, "the edit box");
     type(textbox(el, "Edited message"), "question, edited");
     button(el, "Save and send").click();
     assert.equal(follows, 3, "Save and send");
     model.set("status", "error");
     model.set("error", "It broke");
-    await settle();
+    await until(() => maybeButton(el, "Retry") !== null, "Retry offered");
     button(el, "Retry").click();
     assert.equal(follows, 4, "Retry");
     type(messageBox(el), "one more");

@@ -1,7 +1,7 @@
 """Three readers of one AG-UI stream end with the same messages and the same state.
 
 1. **The kernel** – ``EventConsumer``: the pipeline every event goes through in Python.
-2. **The view** – ``Mirror`` (js/src/mirror.ts). It never sees the producer's stream: it gets
+2. **The view** – ``Mirror`` (js/src/mirror/mirror.ts). It never sees the producer's stream: it gets
    what the kernel sends over the widget wire (docs/wire.md), a ``snapshot`` of the seed and then
    ``events`` messages holding the events the kernel delivered, serialised by ``event_to_wire``
    and coalesced by ``BatchingTransport`` (consecutive deltas merged, batches cut where the

@@ -1,7 +1,7 @@
 """The state fingerprint of the end-of-run ``check``: the kernel and a view compute the same one.
 
 The kernel fingerprints its state (agui_widget/chat/_fingerprint.py), the view fingerprints the copy it
-parsed from the kernel's JSON (js/src/fingerprint.ts). Any value must give both the same number,
+parsed from the kernel's JSON (js/src/mirror/fingerprint.ts). Any value must give both the same number,
 or every run would end with a needless snapshot; different values must (almost surely) differ.
 """
 

@@ -3,7 +3,7 @@
 marimo re-runs the cells that read a widget's value (``mo.ui.anywidget(chat)``) only when a view
 sends that value. Where marimo shows the chat, the kernel grows the synced ``revision`` trait when
 the state, the transcript or the status changes (once a turn of the loop, not once a token), and a
-view hands each new value back unchanged (js/src/revisionEcho.ts), which the kernel takes quietly.
+view hands each new value back unchanged (js/src/kernel/revisionEcho.ts), which the kernel takes quietly.
 Elsewhere nothing reads it, and it stays 0: no comm message is spent on it.
 """
 

@@ -247,7 +247,7 @@ RECONNECT_HINT = "*The conversation as last saved. The chat runs only with its n
 """The kept copy's first line. Opened without its kernel, JupyterLab shows its own "model not found"
 above the copy (its widget manager's words, which a widget cannot change); this line says what to do."""
 SAVED_OUTPUT_ATTRIBUTE = "data-agui-transcript"
-"""Marks the kept conversation's block, so the chat's views can hide it (js/src/savedOutput.ts)."""
+"""Marks the kept conversation's block, so the chat's views can hide it (js/src/page/savedOutput.ts)."""
 
 
 class SavedOutput:

@@ -3,7 +3,7 @@
 The end-of-run ``check`` compares the kernel's shared state with a view's copy without sending
 either. Both sides write the value as canonical JSON the way JavaScript's ``JSON.stringify``
 writes it (no spaces, object keys sorted by UTF-16 code units, numbers as JavaScript prints a
-double) and take the CRC-32 of its UTF-8 bytes; js/src/fingerprint.ts is the other half.
+double) and take the CRC-32 of its UTF-8 bytes; js/src/mirror/fingerprint.ts is the other half.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The kernel builds these messages as plain dicts (:mod:`agui_widget.wire._codec`: they sit on the
 streaming path); these models declare the same shapes for everything else: the JSON Schema the
 view's TypeScript types and validators are generated from (agui_widget/wire/_schema.py ->
-js/src/generated/), docs/wire.md's tables, and the tests that hold each builder to its
+js/src/kernel/generated/), docs/wire.md's tables, and the tests that hold each builder to its
 declaration. Nothing in a running chat imports this module: building its three dozen classes is
 most of what it costs to load (docs/architecture.md, "Start-up").
 """
@@ -113,7 +113,7 @@ class CheckMessage(_Payload):
     counts; -1 when the content is absent or not a string), and `state`, the fingerprint of the
     shared state: the CRC-32 of its canonical JSON (no spaces, object keys sorted by UTF-16 code
     units, numbers as JavaScript writes them; `agui_widget/chat/_fingerprint.py` and
-    `js/src/fingerprint.ts` compute it alike). A view whose copy differs asks again with `hello`
+    `js/src/mirror/fingerprint.ts` compute it alike). A view whose copy differs asks again with `hello`
     and gets a snapshot. This keeps the kernel the truth without re-sending a streamed answer or
     the state."""
 

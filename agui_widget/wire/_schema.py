@@ -3,7 +3,7 @@
 The view's TypeScript types and validators are generated from the schema
 (js/scripts/wire-codegen.mjs), so a message is declared once, here in Python:
 
-    python -m agui_widget.wire._schema            # write js/src/generated/wire.schema.json and the tables
+    python -m agui_widget.wire._schema            # write js/src/kernel/generated/wire.schema.json and the tables
     python -m agui_widget.wire._schema --check    # fail when either is stale (tests/test_wire_declared.py)
 
 `make wire` runs this and then the TypeScript generator.
@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from . import _payloads, _requests
 
 ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = ROOT / "js" / "src" / "generated" / "wire.schema.json"
+SCHEMA_PATH = ROOT / "js" / "src" / "kernel" / "generated" / "wire.schema.json"
 DOCS_PATH = ROOT / "docs" / "wire.md"
 
 REQUESTS: tuple[type[_requests._Request], ...] = typing.get_args(typing.get_args(_requests.Request)[0])

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The Node side of tests/test_differential.py: a long-lived helper that answers, one JSON line
-// per request, what the view's Mirror (js/src/mirror.ts) and the official @ag-ui/client make of
+// per request, what the view's Mirror (js/src/mirror/mirror.ts) and the official @ag-ui/client make of
 // a stream. Started once per pytest session, so each generated example costs milliseconds.
 //
-// At start-up it bundles test-support/differential.ts (and through it src/mirror.ts) with
+// At start-up it bundles test-support/differential.ts (and through it src/mirror/mirror.ts) with
 // esbuild, as scripts/run-tests.mjs bundles the unit tests, into a temporary directory inside
 // node_modules/.cache (so the bundle resolves @ag-ui/client and rxjs, left external, from
 // js/node_modules), imports it, and prints {"ready": true}.

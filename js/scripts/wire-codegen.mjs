@@ -1,8 +1,8 @@
 // Generates the view's half of the wire from the kernel's declarations: the JSON Schema that
-// `python -m agui_widget.wire._schema` writes (src/generated/wire.schema.json) becomes
-//   src/generated/wire.ts          TypeScript types (json-schema-to-typescript)
-//   src/generated/validators.js    runtime validators, compiled ahead of time (Ajv standalone)
-//   src/generated/validators.d.ts  their types
+// `python -m agui_widget.wire._schema` writes (src/kernel/generated/wire.schema.json) becomes
+//   src/kernel/generated/wire.ts          TypeScript types (json-schema-to-typescript)
+//   src/kernel/generated/validators.js    runtime validators, compiled ahead of time (Ajv standalone)
+//   src/kernel/generated/validators.d.ts  their types
 //   node scripts/wire-codegen.mjs            write the files
 //   node scripts/wire-codegen.mjs --check    exit 1 when one is stale (a test runs this)
 // `make wire` runs the Python step and then this one.
@@ -14,7 +14,7 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const dir = join(root, "src", "generated");
+const dir = join(root, "src", "kernel", "generated");
 const schema = JSON.parse(readFileSync(join(dir, "wire.schema.json"), "utf8"));
 const check = process.argv.includes("--check");
 

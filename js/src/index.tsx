@@ -5,12 +5,12 @@
  * snapshot addressed to it; the view then follows live messages (docs/wire.md).
  */
 import { render } from "preact";
-import { showAccent } from "./accent";
+import { showAccent } from "./page/accent";
 import type { RenderProps } from "./anywidget";
-import { Connection } from "./connection";
-import { HandlerRunner } from "./handlers";
-import { echoRevisions } from "./revisionEcho";
-import { hideSavedOutput } from "./savedOutput";
+import { Connection } from "./kernel/connection";
+import { HandlerRunner } from "./page/handlers";
+import { echoRevisions } from "./kernel/revisionEcho";
+import { hideSavedOutput } from "./page/savedOutput";
 import "./styles.css";
 import { App } from "./view/App";
 import { Follower } from "./view/context";

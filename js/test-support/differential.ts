@@ -11,7 +11,7 @@
  */
 import { AbstractAgent, type BaseEvent, type Message, type RunAgentInput } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { Mirror } from "../src/mirror";
+import { Mirror } from "../src/mirror/mirror";
 
 export type Outcome = { messages: unknown; state: unknown };
 export type ClientOutcome = Outcome & { accepted: boolean; error: string | null };

@@ -2,9 +2,9 @@
  * (the transcript is not a live region), and the event inspector's rows as one Tab stop. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { answerEnded, finishedAnswer, firstWords } from "../src/view/announce";
+import { answerEnded, finishedAnswer, firstWords } from "../src/logic/announce";
 import { assignTabStop, nextRow } from "../src/view/roving";
-import type { Message } from "../src/wire";
+import type { Message } from "../src/kernel/wire";
 import { FakeModel, idle, until } from "./dom";
 import { ev } from "./helpers";
 import { button, connected, press } from "./mount";

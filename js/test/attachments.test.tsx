@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel, doc, until, untilSent } from "./dom";
 import { button, connected, maybeButton, textbox } from "./mount";
-import { accepts, attachmentInfo, refusal } from "../src/attachments";
-import type { AttachmentPolicy } from "../src/wire";
+import { accepts, attachmentInfo, refusal } from "../src/logic/attachments";
+import type { AttachmentPolicy } from "../src/kernel/wire";
 
 const POLICY: AttachmentPolicy = { enabled: true, accept: ["image/*", "application/pdf"], maxBytes: 1000, maxFiles: 3, maxTotalBytes: 1500 };
 const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]);

@@ -5,8 +5,8 @@ import { describe, it } from "node:test";
 import { FakeModel, idle, until, untilCount, untilSent } from "./dom";
 import { ev } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
-import { type CallFacts, callStateOf, deniedByResult, failureOf } from "../src/view/callState";
-import { argsSummary, hasLongText } from "../src/view/format";
+import { type CallFacts, callStateOf, deniedByResult, failureOf } from "../src/logic/callState";
+import { argsSummary, hasLongText } from "../src/logic/format";
 
 const doc = (globalThis as unknown as { document: Document }).document;
 const statusLine = (el: HTMLElement) => el.querySelector(".agui-status") as HTMLElement;

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { Mirror } from "../src/mirror";
-import { isKnownEventType } from "../src/wire";
+import { Mirror } from "../src/mirror/mirror";
+import { isKnownEventType } from "../src/kernel/wire";
 import { captureWarnings } from "./helpers";
 
 const root = process.env.AGUI_JS_ROOT ?? process.cwd();

@@ -3,7 +3,7 @@
 // (agui_widget/chat/_fingerprint.py) is held to this one by tests/test_fingerprint.py, which runs both.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { canonicalJson, crc32, fingerprint } from "../src/fingerprint";
+import { canonicalJson, crc32, fingerprint } from "../src/mirror/fingerprint";
 
 describe("fingerprint", () => {
   it("writes canonical JSON: no spaces, keys sorted by UTF-16 code units", () => {

@@ -7,8 +7,8 @@ import { describe, it } from "node:test";
 import { FakeModel, until, untilCount } from "./dom";
 import { captureWarnings, ev, events, readyMirror } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
-import { Connection } from "../src/connection";
-import { parsePartialJson } from "../src/mirror";
+import { Connection } from "../src/kernel/connection";
+import { parsePartialJson } from "../src/mirror/mirror";
 import { chosenType } from "../src/view/Bundle";
 
 // A 1x1 transparent PNG.

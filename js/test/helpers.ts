@@ -1,6 +1,6 @@
 /** Shared helpers for the unit tests (bundled into each test file by scripts/run-tests.mjs). */
-import { Mirror } from "../src/mirror";
-import type { AguiEvent, Message } from "../src/wire";
+import { Mirror } from "../src/mirror/mirror";
+import type { AguiEvent, Message } from "../src/kernel/wire";
 
 /** Freezes a value deeply, so a test fails if the code under test mutates what it was given. */
 export function deepFreeze<T>(value: T): T {

@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel, doc } from "./dom";
 import { button, connected, press, textbox, until } from "./mount";
-import { kindLabel } from "../src/attachments";
-import type { AttachmentPolicy } from "../src/wire";
+import { kindLabel } from "../src/logic/attachments";
+import type { AttachmentPolicy } from "../src/kernel/wire";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]).toString("base64");
 const win = doc.defaultView as unknown as typeof globalThis;

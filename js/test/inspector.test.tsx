@@ -3,9 +3,9 @@
  * the mirror's times and records beneath them. */
 import assert from "node:assert/strict";
 import { afterEach, describe, it, mock } from "node:test";
-import { EVENT_LOG_LIMIT, Mirror, RECORD_ANSWER_MS, RECORDS_KEPT } from "../src/mirror";
+import { EVENT_LOG_LIMIT, Mirror, RECORD_ANSWER_MS, RECORDS_KEPT } from "../src/mirror/mirror";
 import { downloads } from "../src/view/EventInspector";
-import type { AguiEvent } from "../src/wire";
+import type { AguiEvent } from "../src/kernel/wire";
 import { FakeModel, idle, until, untilCount, untilSent } from "./dom";
 import { ev, readyMirror, recordText, snapshot } from "./helpers";
 import { button, connected } from "./mount";

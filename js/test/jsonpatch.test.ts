@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { PatchError, applyJsonPatch } from "../src/jsonpatch";
+import { PatchError, applyJsonPatch } from "../src/mirror/jsonpatch";
 import { deepFreeze } from "./helpers";
 
 describe("applyJsonPatch", () => {

@@ -3,7 +3,7 @@
  * the text boxes, and the empty chat's hint for the demo agent. */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { ToolSpec } from "../src/wire";
+import type { ToolSpec } from "../src/kernel/wire";
 import { doc, FakeModel } from "./dom";
 import { button, connected, idle, maybeButton, press, textbox, type, until } from "./mount";
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { fingerprint } from "../src/fingerprint";
-import { Mirror, toolCallsOf } from "../src/mirror";
-import type { Message } from "../src/wire";
+import { fingerprint } from "../src/mirror/fingerprint";
+import { Mirror, toolCallsOf } from "../src/mirror/mirror";
+import type { Message } from "../src/kernel/wire";
 import { captureWarnings, deepFreeze, ev, events, readyMirror, recordChanges, snapshot } from "./helpers";
 
 const user = (id: string, content: string): Message => ({ id, role: "user", content });

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ModelCallback } from "../src/anywidget";
-import { Outbox, type ShownUser } from "../src/outbox";
+import { Outbox, type ShownUser } from "../src/kernel/outbox";
 import { FakeModel, until, untilSent } from "./dom";
 import { connected, mount, press, textbox, type } from "./mount";
 

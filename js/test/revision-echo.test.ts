@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { FakeModel } from "./dom";
-import { echoRevisions } from "../src/revisionEcho";
+import { echoRevisions } from "../src/kernel/revisionEcho";
 
 /** A model as marimo's front end makes it: a view's `set` is reported back as a change too, and
  * `save_changes` sends what the view set. */

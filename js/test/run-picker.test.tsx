@@ -2,8 +2,8 @@
  * message that led to it) and when it started, keeping the run's id in the option's title. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { groupRuns, runPrompts } from "../src/view/runs";
-import type { AguiEvent, Message } from "../src/wire";
+import { groupRuns, runPrompts } from "../src/logic/runs";
+import type { AguiEvent, Message } from "../src/kernel/wire";
 import { FakeModel, until, untilCount } from "./dom";
 import { ev } from "./helpers";
 import { button, connected } from "./mount";

@@ -13,8 +13,8 @@ import {
   runTiming,
   seconds,
   timelineSummary,
-} from "../src/view/runs";
-import type { AguiEvent } from "../src/wire";
+} from "../src/logic/runs";
+import type { AguiEvent } from "../src/kernel/wire";
 import { ev, recordText } from "./helpers";
 
 const types = (list: readonly AguiEvent[]) => list.map((e) => e.type);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
 import { doc, FakeModel } from "./dom";
 import { mount } from "./mount";
-import { SAVED_OUTPUT_ATTRIBUTE, hideSavedOutput } from "../src/savedOutput";
+import { SAVED_OUTPUT_ATTRIBUTE, hideSavedOutput } from "../src/page/savedOutput";
 
 const ID = "agui-transcript-0123abcd";
 

@@ -5,10 +5,10 @@ import { describe, it } from "node:test";
 import { FakeModel } from "./dom";
 import { ev } from "./helpers";
 import { button, connected, maybeButton, press, settle, textbox, type } from "./mount";
-import { EVENT_LOG_LIMIT } from "../src/mirror";
+import { EVENT_LOG_LIMIT } from "../src/mirror/mirror";
 import { RENDERED_ROWS } from "../src/view/EventInspector";
 import { lastTurn } from "../src/view/MessageList";
-import { choiceLabel, fieldsOf, formResult, initialValues } from "../src/view/schema";
+import { choiceLabel, fieldsOf, formResult, initialValues } from "../src/logic/schema";
 import { editText, parseEdit, pointerToken } from "../src/view/StatePanel";
 
 const win = (globalThis as unknown as { window: Window & { Event: typeof Event } }).window;

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import { doc, FakeModel, until, untilCount, untilSent } from "./dom";
 import { connected } from "./mount";
-import { parseKernelMessage } from "../src/wire";
+import { parseKernelMessage } from "../src/kernel/wire";
 import { chosenType } from "../src/view/Bundle";
 import { type DrawOptions, forgetVega, moduleImporter } from "../src/view/vega";
 

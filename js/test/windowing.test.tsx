@@ -7,7 +7,7 @@ import { options } from "preact";
 import { doc, FakeModel, nextFrame, until } from "./dom";
 import { button, mount } from "./mount";
 import { OVERSCAN_PX, WINDOW_FROM } from "../src/view/Windowed";
-import { markdownHeight, RowModel, spansWith, wrappedLines } from "../src/view/windowing";
+import { markdownHeight, RowModel, spansWith, wrappedLines } from "../src/logic/windowing";
 
 const win = (globalThis as unknown as { window: Window & typeof globalThis }).window;
 

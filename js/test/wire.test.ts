@@ -8,7 +8,7 @@ import {
   parseStatus,
   parseToolSpecs,
   parseTrait,
-} from "../src/wire";
+} from "../src/kernel/wire";
 import { captureWarnings } from "./helpers";
 
 describe("parseKernelMessage", () => {

@@ -199,7 +199,7 @@ def test_a_frontend_tool_called_from_the_output_view_runs_once_and_colours_both_
     )
 
     # Both views are in one tab: nothing there is "handled in another tab", and ctx.setAccent sets
-    # the colour "in every view of this widget" (js/src/handlers.ts).
+    # the colour "in every view of this widget" (js/src/page/handlers.ts).
     problems = [f"a view showed: {entry}" for entry in recorded(trouble, "seen")]
     for chat, where in ((cell, "cell"), (view, "output view")):
         accent = chat.root.evaluate(ACCENT_JS)

@@ -1,7 +1,7 @@
 /** A polite live region, visually hidden, that says once that an answer is finished and how it
- * begins (./announce.ts), and is emptied when the next run starts. */
+ * begins (../logic/announce.ts), and is emptied when the next run starts. */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { answerEnded, finishedAnswer } from "./announce";
+import { answerEnded, finishedAnswer } from "../logic/announce";
 import { useView } from "./context";
 import { useTrait } from "./hooks";
 import { useLive } from "./KernelBanner";

@@ -2,7 +2,7 @@
  * following the stream), what the chat waits for, a status line, notices, and the input, in a
  * box of a fixed height (the `height` trait, or the resize handle) that the panels share. */
 import { useCallback, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { warn } from "../log";
+import { warn } from "../util/log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext, useView } from "./context";
 import { useAutoScroll, useTrait } from "./hooks";

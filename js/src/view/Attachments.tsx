@@ -2,7 +2,7 @@
  * size on a click, or Enter or Space), a chip (kind, name, size) for any other file; in a sent
  * message, and in the composer before sending, where each can be removed. */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { type AttachmentInfo, attachmentInfo, humanSize, kindLabel, mediaKind, mimeOf, showsAsImage } from "../attachments";
+import { type AttachmentInfo, attachmentInfo, humanSize, kindLabel, mediaKind, mimeOf, showsAsImage } from "../logic/attachments";
 import { ImageViewer } from "./ImageViewer";
 
 function Chip({ info }: { info: AttachmentInfo }) {

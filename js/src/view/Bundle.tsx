@@ -10,8 +10,8 @@
  */
 import { useContext, useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { sanitizeSvg, sanitizeToFragment } from "../markdown/sanitize";
-import { widgetMark } from "../mirror";
-import { isObject, type MimeBundle } from "../wire";
+import { widgetMark } from "../mirror/mirror";
+import { isObject, type MimeBundle } from "../kernel/wire";
 import { ViewCtx } from "./context";
 import { FoldedText } from "./Json";
 import { Markdown } from "./Markdown";

@@ -1,7 +1,7 @@
 /** The input: a multi-line box (Enter sends, Shift+Enter is a newline, Escape leaves it) and one
  * button that is "Send" when idle and "Stop" while a run is active. Sending during a run queues
  * the message. A sent message shows in the transcript at once, waiting for the kernel, and comes
- * back into the box if the kernel never shows it (../outbox.ts). When the kernel is gone the box
+ * back into the box if the kernel never shows it (../kernel/outbox.ts). When the kernel is gone the box
  * keeps what was typed, read-only (it can still be selected and copied), under a banner that says
  * what happened.
  *
@@ -9,7 +9,7 @@
  * `attachment_policy`; each shows a preview that can be removed before sending, and a file over a
  * limit is refused with the reason. */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import { partOf, refusal } from "../attachments";
+import { partOf, refusal } from "../logic/attachments";
 import { HeldAttachment } from "./Attachments";
 import { useView } from "./context";
 import { useTrait } from "./hooks";

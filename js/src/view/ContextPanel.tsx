@@ -1,6 +1,6 @@
 /** What the agent gets beside the conversation: the tools the notebook offers it (`chat.tools`)
  * and what it is told (`chat.context`, a live entry as read when the last run started). */
-import type { ContextSummary, ToolSpec } from "../wire";
+import type { ContextSummary, ToolSpec } from "../kernel/wire";
 import { useTrait } from "./hooks";
 
 const HOW_ANSWERED: Record<ToolSpec["ui"], string> = {

@@ -12,11 +12,11 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { attachmentInfo } from "../attachments";
-import { EVENT_LOG_LIMIT, type RunRecordEntry, textOf, toolCallsOf } from "../mirror";
-import type { AguiEvent, Message } from "../wire";
+import { attachmentInfo } from "../logic/attachments";
+import { EVENT_LOG_LIMIT, type RunRecordEntry, textOf, toolCallsOf } from "../mirror/mirror";
+import type { AguiEvent, Message } from "../kernel/wire";
 import { useView } from "./context";
-import { prettyValue } from "./format";
+import { prettyValue } from "../logic/format";
 import { useAutoScroll, useTopics } from "./hooks";
 import { JsonText, JsonValue } from "./Json";
 import { pure } from "./pure";
@@ -41,7 +41,7 @@ import {
   runTiming,
   seconds,
   timelineSummary,
-} from "./runs";
+} from "../logic/runs";
 
 /** Rows drawn at first (and added per "show earlier"). */
 export const RENDERED_ROWS = 400;

@@ -2,7 +2,7 @@
  * and long text that folds. */
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { hasLongText, prettyValue } from "./format";
+import { hasLongText, prettyValue } from "../logic/format";
 
 const TOKEN = /("(?:\\.|[^"\\])*")(\s*:)?|\b(true|false|null)\b|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g;
 /** Past this size the text is shown without colours (tokenising costs more than it helps). */

@@ -1,6 +1,6 @@
 /** The kernel behind this view is gone: one banner saying so and what to do, instead of
  * requests that fail one by one. */
-import type { Link } from "../connection";
+import type { Link } from "../kernel/connection";
 import { useView } from "./context";
 import { useSubscription } from "./hooks";
 import { Icon } from "./icons";

@@ -4,7 +4,7 @@
  * streams it carries `data-streaming`, which draws the caret.
  */
 import { useLayoutEffect, useRef } from "preact/hooks";
-import { warn } from "../log";
+import { warn } from "../util/log";
 import { handleCopyClicks } from "../markdown/decorate";
 import { IncrementalMarkdown } from "../markdown/incremental";
 

@@ -4,14 +4,14 @@
  * (./Windowed.tsx): only the rows near the view are in the page. */
 import type { ComponentChild } from "preact";
 import { useMemo, useState } from "preact/hooks";
-import type { Connection } from "../connection";
-import { type PastRun, runTraces } from "../history";
-import { textOf, toolCallsOf } from "../mirror";
-import type { Message, RenderMessage } from "../wire";
+import type { Connection } from "../kernel/connection";
+import { type PastRun, runTraces } from "../mirror/history";
+import { textOf, toolCallsOf } from "../mirror/mirror";
+import type { Message, RenderMessage } from "../kernel/wire";
 import { Bundle } from "./Bundle";
 import { focusMessageBox } from "./focus";
 import { useView } from "./context";
-import { isDemoAgent } from "./demoAgent";
+import { isDemoAgent } from "../logic/demoAgent";
 import { useOutbox, useSubscription, useTopics, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
@@ -19,7 +19,7 @@ import { type Author, MessageRow } from "./MessageRow";
 import { StepList } from "./StatusLine";
 import { FOLD_LINES, FoldingText } from "./Text";
 import { type WindowRow, WindowedRows, windowFrom } from "./Windowed";
-import { charsPerLine, markdownHeight, type Metrics, memoGuess, wrappedLines } from "./windowing";
+import { charsPerLine, markdownHeight, type Metrics, memoGuess, wrappedLines } from "../logic/windowing";
 
 /** The sub-agent run a message belongs to (AG-UI 1.0 attribution), if any. */
 function subagentOf(message: Message): string | null {

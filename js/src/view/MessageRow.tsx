@@ -2,13 +2,13 @@
  * re-renders this row only. */
 import type { ComponentChildren } from "preact";
 import { useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
-import { warn } from "../log";
-import { textOf, toolCallsOf, widgetMark } from "../mirror";
-import { isObject, type Message } from "../wire";
+import { warn } from "../util/log";
+import { textOf, toolCallsOf, widgetMark } from "../mirror/mirror";
+import { isObject, type Message } from "../kernel/wire";
 import { copyText } from "../util/clipboard";
 import { useView } from "./context";
 import { MessageAttachments } from "./Attachments";
-import { valueText } from "./format";
+import { valueText } from "../logic/format";
 import { useMessage, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";

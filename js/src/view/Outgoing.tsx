@@ -1,4 +1,4 @@
-/** Messages sent from this view that the kernel has not shown yet (../outbox.ts): a kernel reads
+/** Messages sent from this view that the kernel has not shown yet (../kernel/outbox.ts): a kernel reads
  * them only once the cell it runs ends, so each shows at once, marked as waiting for the kernel. */
 import { OutgoingAttachments } from "./Attachments";
 import { useOutbox } from "./hooks";

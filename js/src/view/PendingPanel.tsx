@@ -9,19 +9,19 @@
  * here, in another view, or from Python).
  */
 import { useEffect, useRef, useState } from "preact/hooks";
-import type { Mirror } from "../mirror";
-import { isObject } from "../wire";
-import type { Pending, PendingInterrupt, PendingTool, ToolSpec, ViewRequest } from "../wire";
-import type { Decision } from "./callState";
+import type { Mirror } from "../mirror/mirror";
+import { isObject } from "../kernel/wire";
+import type { Pending, PendingInterrupt, PendingTool, ToolSpec, ViewRequest } from "../kernel/wire";
+import type { Decision } from "../logic/callState";
 import { useView } from "./context";
-import { decisionsOf } from "./decisions";
+import { decisionsOf } from "../logic/decisions";
 import { ANSWERED_ATTR, AWAITING_ATTR, moveFocusOnward } from "./focus";
-import { jsonOrText, prettyValue } from "./format";
+import { jsonOrText, prettyValue } from "../logic/format";
 import { FoldedText } from "./Json";
 import { useNotices, useRunner, useTopics, useTrait } from "./hooks";
 import { insertLineBreak, isComposing } from "./keys";
 import { SchemaForm } from "./SchemaForm";
-import { choiceLabel, fieldsOf } from "./schema";
+import { choiceLabel, fieldsOf } from "../logic/schema";
 import { useLive } from "./KernelBanner";
 
 export const keyOf = (p: Pending) => (p.kind === "interrupt" ? `i:${p.interruptId}` : `t:${p.toolCallId}`);

@@ -1,7 +1,7 @@
-/** A form for a JSON Schema object (./schema.ts does the reading and checking). */
+/** A form for a JSON Schema object (../logic/schema.ts does the reading and checking). */
 import type { ComponentChildren } from "preact";
 import { useMemo, useRef, useState } from "preact/hooks";
-import { type Field, type FormValues, choiceLabel, fieldsOf, formResult, initialValues } from "./schema";
+import { type Field, type FormValues, choiceLabel, fieldsOf, formResult, initialValues } from "../logic/schema";
 
 let nextFormId = 1;
 

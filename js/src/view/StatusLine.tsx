@@ -3,8 +3,8 @@
  * at every run); eyes get the same as a row at the end of the transcript ("Thinking" with moving
  * dots until the first token), and the run's steps, which stay in the transcript when it ends. */
 import { useRef } from "preact/hooks";
-import type { RunInfo } from "../mirror";
-import type { Pending, Status, ToolSpec } from "../wire";
+import type { RunInfo } from "../mirror/mirror";
+import type { Pending, Status, ToolSpec } from "../kernel/wire";
 import { AnswerAnnouncer } from "./Announcer";
 import { useView } from "./context";
 import { useTopics, useTrait } from "./hooks";

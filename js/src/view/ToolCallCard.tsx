@@ -6,19 +6,19 @@
  * for the call is shown under it.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { ToolMessage } from "../mirror";
-import { parsePartialJson, textOf } from "../mirror";
-import type { Pending, ToolCall, ToolSpec } from "../wire";
+import type { ToolMessage } from "../mirror/mirror";
+import { parsePartialJson, textOf } from "../mirror/mirror";
+import type { Pending, ToolCall, ToolSpec } from "../kernel/wire";
 import { Bundle, displayOf } from "./Bundle";
-import { type CallState, STATE_LABEL, callStateOf, failureOf } from "./callState";
+import { type CallState, STATE_LABEL, callStateOf, failureOf } from "../logic/callState";
 import { useView } from "./context";
-import { decisionsOf, interruptedCalls } from "./decisions";
-import { argsSummary, argsValue, prettyValue } from "./format";
+import { decisionsOf, interruptedCalls } from "../logic/decisions";
+import { argsSummary, argsValue, prettyValue } from "../logic/format";
 import { useRunner, useSubscription, useTopics, useTrait } from "./hooks";
 import { FoldedText, JsonValue } from "./Json";
 import { HandledElsewhere, PendingEntry, keyOf } from "./PendingPanel";
 
-export type { CallState } from "./callState";
+export type { CallState } from "../logic/callState";
 
 type CardProps = { call: ToolCall; streaming: boolean; result?: ToolMessage };
 

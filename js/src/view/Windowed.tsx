@@ -1,7 +1,7 @@
 /**
  * The transcript's rows, drawn only where the view is once there are many of them: the rows on
  * screen and a margin (OVERSCAN_PX) above and below, with spacers standing in for the rest. See
- * docs/architecture.md ("The transcript is windowed") for why, and ./windowing.ts for the
+ * docs/architecture.md ("The transcript is windowed") for why, and ../logic/windowing.ts for the
  * arithmetic.
  *
  * - **Measuring.** Rows are measured as they are drawn (their border box, their margins and the
@@ -24,7 +24,7 @@
  */
 import type { ComponentChild } from "preact";
 import { useLayoutEffect, useReducer, useRef } from "preact/hooks";
-import { DEFAULT_METRICS, type Anchor, type Metrics, RowModel, type Span, spansWith } from "./windowing";
+import { DEFAULT_METRICS, type Anchor, type Metrics, RowModel, type Span, spansWith } from "../logic/windowing";
 
 /** A row of the transcript: its key (a message's id, or the key of what sits after one), an
  * estimate of its extent for the given page metrics, and how to draw it. */

@@ -2,8 +2,8 @@
  * ask the transcript to follow the newest message again (or to stay where it is). */
 import { createContext } from "preact";
 import { useContext } from "preact/hooks";
-import type { Connection } from "../connection";
-import type { HandlerRunner } from "../handlers";
+import type { Connection } from "../kernel/connection";
+import type { HandlerRunner } from "../page/handlers";
 
 /**
  * "Follow the newest message from now on": called by whatever starts a run from this view (Send,

@@ -1,10 +1,10 @@
 /** Hooks that tie components to the mirror, the traits and the notices, each listening only to
  * what it shows (a streaming message re-renders its own row, not the list). */
 import { useCallback, useLayoutEffect, useReducer, useRef, useState } from "preact/hooks";
-import type { Topic } from "../mirror";
-import type { Notice } from "../notices";
-import type { Outgoing } from "../outbox";
-import type { Message, TraitName, Traits } from "../wire";
+import type { Topic } from "../mirror/mirror";
+import type { Notice } from "../kernel/notices";
+import type { Outgoing } from "../kernel/outbox";
+import type { Message, TraitName, Traits } from "../kernel/wire";
 import { useView } from "./context";
 import { ScrollFollower } from "./follow";
 

@@ -5,7 +5,7 @@
  * Blob URL. The module is kept per page, so every chart of every view in the page shares one load.
  */
 import type { AnyModel } from "../anywidget";
-import { isObject, parseKernelMessage, type ViewRequest } from "../wire";
+import { isObject, parseKernelMessage, type ViewRequest } from "../kernel/wire";
 
 export type DrawOptions = { dark: boolean };
 /** A drawn chart: `finalize` releases it; `refused` lists the URLs the spec asked for and did not get. */

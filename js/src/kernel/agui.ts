@@ -1,7 +1,7 @@
 /**
  * AG-UI's vocabulary as it travels between the kernel and a view: camelCase JSON, with `type` as
  * a plain string. The types come from `@ag-ui/core` (types only: nothing of that package ends up
- * in the bundle); the widget's own messages are declared in Python (js/src/generated/wire.ts).
+ * in the bundle); the widget's own messages are declared in Python (js/src/kernel/generated/wire.ts).
  */
 import type * as core from "@ag-ui/core";
 

@@ -1,8 +1,8 @@
 /** What a screen reader hears when an answer is finished: one short sentence, once per answer.
  * The transcript itself is not a live region (a streamed answer would be read token by token, a
  * sent message twice, a tool's result as raw JSON), so this is the only word it says of an answer. */
-import type { Message, Status } from "../wire";
-import { textOf } from "../mirror";
+import type { Message, Status } from "../kernel/wire";
+import { textOf } from "../mirror/mirror";
 
 /** How much of an answer is read out: enough to tell which answer it is. */
 const WORDS_READ = 12;

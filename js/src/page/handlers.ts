@@ -12,11 +12,11 @@
  * elsewhere. `takeOver` lets a page run it after all (the claiming tab was closed).
  */
 import { setAccent } from "./accent";
-import type { AnyModel } from "./anywidget";
-import type { Connection } from "./connection";
-import { warn } from "./log";
-import { perChat } from "./perChat";
-import type { PendingTool, ToolSpec } from "./wire";
+import type { AnyModel } from "../anywidget";
+import type { Connection } from "../kernel/connection";
+import { warn } from "../util/log";
+import { perChat } from "../kernel/perChat";
+import type { PendingTool, ToolSpec } from "../kernel/wire";
 
 /** What a handler receives as its second parameter. */
 export type HandlerContext = {

@@ -1,5 +1,5 @@
 /** The synced traitlets of docs/wire.md, parsed once per change, with listeners per name. */
-import type { AnyModel, ModelCallback } from "./anywidget";
+import type { AnyModel, ModelCallback } from "../anywidget";
 import { TRAIT_NAMES, type TraitName, type Traits, parseTrait } from "./wire";
 
 export class TraitStore {

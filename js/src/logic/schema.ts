@@ -5,7 +5,7 @@
  * basic checks (minimum/maximum, minLength/maxLength, pattern, email/uri formats). Anything
  * else (nested objects, arrays) is a JSON field: a text box whose text must parse as JSON.
  */
-import { isObject } from "../wire";
+import { isObject } from "../kernel/wire";
 
 export type FieldKind = "string" | "text" | "number" | "integer" | "boolean" | "enum" | "json";
 

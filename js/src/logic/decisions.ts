@@ -8,9 +8,9 @@
  * read for a denial). Shared per model, like the handler runner: one model object per page.
  */
 import type { AnyModel } from "../anywidget";
-import { perChat } from "../perChat";
-import type { Mirror } from "../mirror";
-import { isObject } from "../wire";
+import { perChat } from "../kernel/perChat";
+import type { Mirror } from "../mirror/mirror";
+import { isObject } from "../kernel/wire";
 import type { Decision } from "./callState";
 
 export class Decisions {

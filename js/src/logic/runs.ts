@@ -6,8 +6,8 @@
  * Times are milliseconds since the run's RUN_STARTED, null where unknown: the snapshot's tail
  * carries no times, so after a reload a run has none until its record comes.
  */
-import { toolCallsOf } from "../mirror";
-import type { AguiEvent, Message } from "../wire";
+import { toolCallsOf } from "../mirror/mirror";
+import type { AguiEvent, Message } from "../kernel/wire";
 
 /** How a run ended, as its last event says; `running`: no end yet; `incomplete`: another run
  * began before this one's end was seen. */

@@ -3,7 +3,7 @@
  * chat's `attachment_policy` and sent as AG-UI 1.0 media content parts. The kernel checks them
  * again; checking here first gives the user the reason at once, before anything travels.
  */
-import type { AttachmentPolicy, MediaPart } from "./wire";
+import type { AttachmentPolicy, MediaPart } from "../kernel/wire";
 
 /** `image/png` is taken by `image/*`, `image/png` or `*\/*`; an empty list takes anything. */
 export function accepts(policy: AttachmentPolicy, mimeType: string): boolean {

@@ -168,7 +168,7 @@ mimeType?: (string | null)
  * counts; -1 when the content is absent or not a string), and `state`, the fingerprint of the
  * shared state: the CRC-32 of its canonical JSON (no spaces, object keys sorted by UTF-16 code
  * units, numbers as JavaScript writes them; `agui_widget/chat/_fingerprint.py` and
- * `js/src/fingerprint.ts` compute it alike). A view whose copy differs asks again with `hello`
+ * `js/src/mirror/fingerprint.ts` compute it alike). A view whose copy differs asks again with `hello`
  * and gets a snapshot. This keeps the kernel the truth without re-sending a streamed answer or
  * the state.
  * 

@@ -3,7 +3,7 @@
  * The view is told no agent's type; the demo is recognised by the frontend tool it brings,
  * `set_accent_color`, answered in the browser by `ctx.setAccent`. A chat that picks between
  * several agents may hold that tool while another agent answers, so it never counts. */
-import type { Traits } from "../wire";
+import type { Traits } from "../kernel/wire";
 
 const DEMO_TOOL = "set_accent_color";
 const DEMO_HANDLER = "ctx.setAccent(";

@@ -10,7 +10,7 @@
  * after a snapshot (a view that connects late has only the log's tail).
  */
 import { widgetMark } from "./mirror";
-import type { AguiEvent, Message } from "./wire";
+import type { AguiEvent, Message } from "../kernel/wire";
 
 export type PastRun = {
   runId: string;

@@ -3,11 +3,11 @@
  * the notices, and the requests it sends (docs/wire.md); whether the kernel is still there; and
  * what the transcript keeps that the mirror does not (past runs, when messages appeared).
  */
-import type { AnyModel, ModelCallback } from "./anywidget";
-import { MessageClock, eventTimes } from "./clock";
-import { RunHistory } from "./history";
-import { warn } from "./log";
-import { Mirror, textOf } from "./mirror";
+import type { AnyModel, ModelCallback } from "../anywidget";
+import { MessageClock, eventTimes } from "../mirror/clock";
+import { RunHistory } from "../mirror/history";
+import { warn } from "../util/log";
+import { Mirror, textOf } from "../mirror/mirror";
 import { NoticeStore } from "./notices";
 import { Outbox, type ShownUser } from "./outbox";
 import { TraitStore } from "./traits";

@@ -6,10 +6,10 @@
  * at once in the views of the page that ran it and goes to the kernel (`set_accent`), whose value
  * then reaches every view; the kernel's value is the truth whenever it changes.
  */
-import type { Connection } from "./connection";
-import { perChat } from "./perChat";
-import { warn } from "./log";
-import type { ViewRequest } from "./wire";
+import type { Connection } from "../kernel/connection";
+import { perChat } from "../kernel/perChat";
+import { warn } from "../util/log";
+import type { ViewRequest } from "../kernel/wire";
 
 export const ACCENT_VAR = "--agui-accent";
 

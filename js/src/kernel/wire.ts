@@ -1,7 +1,7 @@
 /**
  * The widget wire, view side. Every message and trait payload is declared once, in Python
  * (agui_widget/wire/_requests.py, _wire_payloads.py); its TypeScript types and validators are generated from that
- * declaration (src/generated/, `make wire`). This module gives them the names the view uses and
+ * declaration (./generated/, `make wire`). This module gives them the names the view uses and
  * wraps the validators so that a malformed payload is logged with console.warn and ignored (or,
  * for a trait, replaced by its empty value): a guard never throws.
  *
@@ -33,7 +33,7 @@ import {
   validateTrait_suggestions_after,
   validateTrait_thread_id,
 } from "./generated/validators";
-import { preview, warn } from "./log";
+import { preview, warn } from "../util/log";
 
 export type {
   AguiEvent,

@@ -5,7 +5,7 @@
  * hands each new value back, unchanged and once, whatever number of views of the chat it shows.
  * Elsewhere `revision` stays 0 and nothing is sent.
  */
-import type { AnyModel } from "./anywidget";
+import type { AnyModel } from "../anywidget";
 import { perChat } from "./perChat";
 
 /** What anywidget's model offers to write a trait (every host has it; the view writes no other). */

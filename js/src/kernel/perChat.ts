@@ -4,7 +4,7 @@
  * object cannot be the key: the chat's `saved_output_id`, one per AgentChat and never changed, is.
  * A model without one (an older kernel) falls back to its own object.
  */
-import type { AnyModel } from "./anywidget";
+import type { AnyModel } from "../anywidget";
 
 export function perChat<T>(make: () => T): (model: AnyModel) => T {
   const byChat = new Map<string, T>();

@@ -1,7 +1,7 @@
 /**
  * The transcript's windowing as arithmetic, without the DOM: where each row is, which rows a
  * scroll position needs, and where to scroll so that the row at the top of the view stays put
- * when rows above it change height. ./Windowed.tsx does the DOM part (rendering the rows this
+ * when rows above it change height. ../view/Windowed.tsx does the DOM part (rendering the rows this
  * chooses, measuring them, listening to the scroll box).
  *
  * Every row has an *extent*: the room it takes in the transcript's column, its margins and the

@@ -3,7 +3,7 @@
  * call's result, what the chat waits for, who runs a frontend handler, the latest run's outcome),
  * so the badge never passes through a wrong state while the kernel's messages arrive one by one.
  */
-import { isObject, type ToolSpec } from "../wire";
+import { isObject, type ToolSpec } from "../kernel/wire";
 
 export type CallState =
   /** the arguments are still arriving */

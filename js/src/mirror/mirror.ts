@@ -24,7 +24,7 @@
 import * as untruncateModule from "untruncate-json";
 import { fingerprint } from "./fingerprint";
 import { PatchError, applyJsonPatch } from "./jsonpatch";
-import { preview, warn } from "./log";
+import { preview, warn } from "../util/log";
 import {
   type AguiEvent,
   type CheckEntry,
@@ -41,7 +41,7 @@ import {
   isKnownEventType,
   parsePredictRule,
   parseKernelMessage,
-} from "./wire";
+} from "../kernel/wire";
 
 /** Things a view can listen to, besides single messages. */
 export type Topic =

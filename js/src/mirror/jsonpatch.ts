@@ -10,7 +10,7 @@
  * in place, and the cost is the patch's paths, not the document's size.
  */
 import { applyOperation, validator } from "fast-json-patch";
-import type { JsonPatch } from "./wire";
+import type { JsonPatch } from "../kernel/wire";
 
 export class PatchError extends Error {
   override name = "PatchError";

@@ -5,7 +5,7 @@
  * time unless one of the snapshot's events gives it: showing the moment of the reload would be
  * wrong.
  */
-import type { AguiEvent } from "./wire";
+import type { AguiEvent } from "../kernel/wire";
 
 /** Events that bring a message into the transcript, by the field that names it. */
 function messageIdOf(event: AguiEvent): string | null {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, it } from "node:test";
-import { doc, FakeModel, settle } from "./dom";
+import { doc, FakeModel, idle, until, untilCount, untilSent } from "./dom";
 import { ev } from "./helpers";
 import { button, connected, maybeButton } from "./mount";
 import { XSS_PAYLOADS } from "./xss-payloads";
@@ -146,7 +146,7 @@ describe("the view, with payloads in every place", () => {
     const { el } = await connected(messages);
     assert.equal(el.querySelectorAll(".agui-row-user").length, XSS_PAYLOADS.length);
     for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
-    await settle();
+    await idle(); // the opened sections drawn (jsdom tells them in a task, before this wait's first turn)
     assertInert(el, "messages");
   });
 
@@ -157,13 +157,14 @@ describe("the view, with payloads in every place", () => {
     for (let at = 0; at < all.length; at += 40) {
       model.kernel({ kind: "events", events: [ev.text("a1", all.slice(at, at + 40))] });
       if (at % 400 === 0) {
-        await settle(5);
+        await idle(); // the tokens so far drawn
         assertInert(el, `streaming, at ${at}`);
       }
     }
     model.kernel({ kind: "events", events: [ev.textEnd("a1"), ev.runFinished()] });
     model.set("status", "idle");
-    await settle();
+    const answer = () => el.querySelector(".agui-row-assistant .agui-text");
+    await until(() => answer() !== null && answer()?.getAttribute("data-streaming") === null, "the answer drawn whole");
     assertInert(el, "streamed answer");
   });
 
@@ -179,13 +180,13 @@ describe("the view, with payloads in every place", () => {
     // One call whose arguments are still streaming, raw.
     events.push(ev.toolStart("open", "open_call", "a1"), ev.toolArgs("open", all));
     model.kernel({ kind: "events", events });
-    await settle();
+    await untilCount(el, ".agui-tool", XSS_PAYLOADS.length + 1, "every call's card");
     assertInert(el, "tool calls");
     model.kernel({ kind: "events", events: [ev.toolEnd("open"), ev.runError(all)] });
     model.kernel({ kind: "messages", start: 0, messages: [{ id: "u", role: "user", content: "go" }, { id: "a1", role: "assistant", toolCalls: [{ id: "c0", type: "function", function: { name: XSS_PAYLOADS[1], arguments: all } }] }, { id: "t0", role: "tool", toolCallId: "c0", content: all, error: all }, { id: "orphan", role: "tool", toolCallId: "nowhere", content: all }] });
-    await settle();
+    await untilCount(el, ".agui-tool", 2, "the kernel's transcript: its call, and the result of none");
     for (const fold of el.querySelectorAll(".agui-fold")) (fold as HTMLButtonElement).click();
-    await settle();
+    await idle(); // the unfolded texts drawn
     assertInert(el, "tool results and errors");
   });
 
@@ -193,24 +194,24 @@ describe("the view, with payloads in every place", () => {
     const state = payloadObject();
     const { model, el } = await connected([], new FakeModel(), state);
     button(el, "Show state").click();
-    await settle();
+    await until(() => el.querySelector(".agui-tree-toggle") !== null, "the state tree");
     // Open every closed node, then show every long string whole.
     for (let round = 0; round < 5; round++) {
       const closed = [...el.querySelectorAll('.agui-tree-toggle[aria-expanded="false"]')] as HTMLButtonElement[];
       if (closed.length === 0) break;
       for (const b of closed) b.click();
-      await settle(10);
+      await idle(); // the opened nodes drawn, with their own closed nodes
     }
     for (const b of el.querySelectorAll(".agui-leaf button[aria-expanded='false']")) (b as HTMLButtonElement).click();
-    await settle();
+    await idle(); // the long strings drawn whole
     assert.ok(el.querySelectorAll(".agui-leaf").length >= XSS_PAYLOADS.length);
     assertInert(el, "state panel");
     // A state_patch bringing more payloads, and an edit box holding one.
     model.kernel({ kind: "state_patch", patch: [{ op: "add", path: "/extra", value: all }] });
-    await settle();
+    await until(() => [...el.querySelectorAll(".agui-leaf")].some((l) => l.textContent?.includes("extra")), "the patched state shown");
     const leaf = el.querySelector(".agui-leaf-value") as HTMLButtonElement;
     leaf.click();
-    await settle();
+    await until(() => el.querySelector('[aria-label^="New value for"]') !== null, "the edit box");
     assertInert(el, "state panel after a patch, editing");
   });
 
@@ -222,16 +223,16 @@ describe("the view, with payloads in every place", () => {
     ]);
     const { model, el } = await connected([], new FakeModel(), {}, events);
     button(el, "Show events").click();
-    await settle();
+    await until(() => el.querySelector(".agui-event") !== null, "the events shown");
     model.kernel({ kind: "events", events: [ev.runStarted(), { type: "STATE_SNAPSHOT", snapshot: payloadObject() }, { type: "RAW", event: all }] });
-    await settle();
+    await until(() => el.querySelector('.agui-event[data-type="RAW"]') !== null, "the live events shown");
     for (const more of el.querySelectorAll(".agui-events .agui-btn")) (more as HTMLButtonElement).click();
-    await settle();
+    await idle(); // the earlier events drawn
     for (const details of el.querySelectorAll(".agui-event details")) {
       (details as HTMLDetailsElement).open = true;
       details.dispatchEvent(new win.Event("toggle"));
     }
-    await settle();
+    await idle(); // the opened rows drawn
     assert.ok(el.querySelectorAll(".agui-event pre").length > XSS_PAYLOADS.length);
     assertInert(el, "event inspector");
   });
@@ -243,7 +244,7 @@ describe("the view, with payloads in every place", () => {
     try {
       const { model, el } = await connected();
       button(el, "Show events").click();
-      await settle();
+      await until(() => el.querySelector('[aria-label="Events"]') !== null, "the Events panel");
       const events: unknown[] = [];
       XSS_PAYLOADS.forEach((p, i) => {
         const id = `${p}${i}`;
@@ -264,10 +265,11 @@ describe("the view, with payloads in every place", () => {
         );
       });
       model.kernel({ kind: "events", events, times: events.map((_, i) => 1_700_000_000_000 + i * 7) });
-      await settle();
+      const byRunOptions = () => (el.querySelector('select[aria-label="Filter events by run"]') as HTMLSelectElement | null)?.options.length ?? 0;
+      await until(() => byRunOptions() === XSS_PAYLOADS.length + 1, "every run in the run picker");
       for (let more = [...el.querySelectorAll(".agui-events button")].find((b) => /earlier events$/.test(b.textContent ?? "")); more; more = [...el.querySelectorAll(".agui-events button")].find((b) => /earlier events$/.test(b.textContent ?? ""))) {
         (more as HTMLButtonElement).click();
-        await settle();
+        await idle(); // the earlier events drawn
       }
       const runs = [...el.querySelectorAll(".agui-run")];
       assert.equal(runs.length, XSS_PAYLOADS.length);
@@ -276,8 +278,7 @@ describe("the view, with payloads in every place", () => {
         (details as HTMLDetailsElement).open = true;
         details.dispatchEvent(new win.Event("toggle"));
       }
-      await settle();
-      for (let wait = 0; wait < 50 && model.sentOf("run_record").length < XSS_PAYLOADS.length; wait++) await settle(20);
+      await untilSent(model, "run_record", XSS_PAYLOADS.length);
       const asked = model.sentOf("run_record").map((r) => String(r.runId));
       assert.equal(asked.length, XSS_PAYLOADS.length);
       asked.forEach((runId, i) => {
@@ -307,14 +308,17 @@ describe("the view, with payloads in every place", () => {
         ];
         model.kernel({ kind: "run_record", runId, recording: `${lines.join("\n")}\n`, error: null });
       });
-      for (let wait = 0; wait < 50 && el.querySelectorAll(".agui-sent-message").length < 3 * (XSS_PAYLOADS.length - 1); wait++) await settle(20);
+      await until(() => el.querySelectorAll(".agui-sent-message").length >= 3 * (XSS_PAYLOADS.length - 1), "what every answered run sent");
       // Open what the answers brought (each sent message), and export every run.
       for (const details of el.querySelectorAll(".agui-sent-message details")) {
         (details as HTMLDetailsElement).open = true;
         details.dispatchEvent(new win.Event("toggle"));
       }
       for (const exportButton of el.querySelectorAll(".agui-run-export")) (exportButton as HTMLButtonElement).click();
-      for (let wait = 0; wait < 50 && (saved.length < XSS_PAYLOADS.length - 1 || el.querySelectorAll(".agui-sent-message pre").length < 3 * (XSS_PAYLOADS.length - 1)); wait++) await settle(20);
+      await until(
+        () => saved.length >= XSS_PAYLOADS.length - 1 && el.querySelectorAll(".agui-sent-message pre").length >= 3 * (XSS_PAYLOADS.length - 1),
+        "every answered run exported and its sent messages opened",
+      );
       assert.ok(el.querySelectorAll("svg.agui-timeline").length >= XSS_PAYLOADS.length - 1, "the timelines are drawn");
       assert.ok(el.querySelectorAll(".agui-sent-message pre").length >= 3 * (XSS_PAYLOADS.length - 1), "what was sent is shown");
       assert.equal(saved.length, XSS_PAYLOADS.length - 1);
@@ -354,11 +358,10 @@ describe("the view, with payloads in every place", () => {
     model.set("queued", XSS_PAYLOADS.map((p, i) => ({ id: `q${i}`, text: p })));
     model.set("error", all);
     model.kernel({ kind: "notice", level: "error", text: all });
-    await settle();
-    assert.ok(el.querySelectorAll(".agui-card").length >= 6);
+    await until(() => el.querySelectorAll(".agui-card").length >= 6 && el.querySelector(".agui-notice") !== null, "the cards and the notice");
     // Submit a form with its defaults so the error messages show too.
     for (const form of el.querySelectorAll("form")) form.dispatchEvent(new win.Event("submit", { bubbles: true, cancelable: true }));
-    await settle();
+    await idle(); // the forms' answers and error messages drawn
     assertInert(el, "pending, queued, notices, error");
     assert.ok(maybeButton(el, "Approve") === null || el.querySelectorAll("button").length > 0);
   });
@@ -374,13 +377,12 @@ describe("the view, with payloads in every place", () => {
     const { el } = await connected(turn, model);
     model.set("pending", tools.slice(3).map((t, j) => ({ kind: "tool", toolCallId: `k${j + 3}`, name: t.name, args: { text: all }, argsText: JSON.stringify({ text: all }), claimedBy: null, kernel: j % 2 === 0 ? "approve" : "running" })));
     model.set("status", "waiting");
-    await settle();
+    await until(() => maybeButton(el, "Approve") !== null, "an approval is asked");
     for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
-    await settle();
+    await idle(); // the opened sections drawn
     assert.ok(el.querySelectorAll(".agui-tool-error").length >= 3, "the failures are shown");
-    assert.ok(maybeButton(el, "Approve") !== null, "an approval is asked");
     (el.querySelector('button[aria-label^="Show context"]') as HTMLButtonElement).click();
-    await settle();
+    await until(() => el.querySelector('section[aria-label="What the agent gets"]') !== null, "the Context panel");
     assertInert(el, "Python tools");
   });
 
@@ -401,8 +403,8 @@ describe("the view, with payloads in every place", () => {
     const tooMany = new win.Event("paste", { bubbles: true, cancelable: true });
     Object.defineProperty(tooMany, "clipboardData", { value: { files: [new File(["x".repeat(2e6)], all, { type: all })], types: ["Files"], getData: () => "" } });
     box.dispatchEvent(tooMany);
-    await settle();
-    assert.ok(el.querySelectorAll(".agui-held").length === XSS_PAYLOADS.length, "the pasted files are held");
+    await until(() => el.querySelector(".agui-attach-problem") !== null, "the refusal");
+    await untilCount(el, ".agui-held", XSS_PAYLOADS.length, "the pasted files are held");
     assert.ok(el.querySelector(".agui-attach-problem"), "and the refusal names the file");
     assertInert(el, "attachments");
   });
@@ -414,9 +416,9 @@ describe("the view, with payloads in every place", () => {
     });
     const { el } = await connected([], model);
     (el.querySelector('button[aria-label^="Show context"]') as HTMLButtonElement).click();
-    await settle();
+    await until(() => el.querySelector('section[aria-label="What the agent gets"]') !== null, "the Context panel");
     for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
-    await settle();
+    await idle(); // the opened sections drawn
     assert.equal(el.querySelectorAll('ul[aria-label="Context"] > li').length, XSS_PAYLOADS.length);
     assertInert(el, "the Context panel");
   });
@@ -445,10 +447,9 @@ describe("generative UI, with payloads in every bundle and label", () => {
     svgPayloads.forEach((p, i) => {
       model.kernel({ kind: "render", key: `state:s${i}`, bundle: { "image/svg+xml": p }, error: null, after: null });
     });
-    await settle();
+    await untilCount(el, ".agui-tool-rendered", XSS_PAYLOADS.length, "every tool's render");
     for (const b of el.querySelectorAll(".agui-render-details")) (b as HTMLButtonElement).click();
-    await settle();
-    assert.equal(el.querySelectorAll(".agui-tool-rendered").length, XSS_PAYLOADS.length);
+    await idle(); // the cards behind the renders drawn
     assert.ok(svgPayloads.length > 0 && el.querySelectorAll('.agui-bundle[data-mime="image/svg+xml"] img').length === svgPayloads.length);
     assertInert(el, "renders");
   });
@@ -486,10 +487,9 @@ describe("generative UI, with payloads in every bundle and label", () => {
         ev.runFinished(),
       ],
     });
-    await settle();
+    await untilCount(el, ".agui-subagent", XSS_PAYLOADS.length, "every sub-agent's block");
     for (const details of el.querySelectorAll("details")) (details as HTMLDetailsElement).open = true;
-    await settle();
-    assert.equal(el.querySelectorAll(".agui-subagent").length, XSS_PAYLOADS.length);
+    await idle(); // the opened sections drawn
     assertInert(el, "sub-agents and activity");
   });
 });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { doc, FakeModel, settle } from "./dom";
+import { doc, FakeModel, idle, until, untilSent } from "./dom";
 import widget from "../src/index";
 import { ev } from "./helpers";
 
@@ -19,7 +19,7 @@ function mount(model = new FakeModel()): Mounted {
 async function connected(messages: unknown[] = [], model = new FakeModel()): Promise<Mounted> {
   const view = mount(model);
   model.kernel({ kind: "snapshot", viewId: view.viewId, messages, state: {}, events: [] });
-  await settle();
+  await until(() => !(view.el.textContent ?? "").includes("Connecting to the kernel"), "the view shows the snapshot");
   return view;
 }
 
@@ -55,13 +55,12 @@ describe("the view", () => {
     const view = mount(model);
     assert.equal(model.sentOf("hello").length, 1);
     assert.ok(view.viewId.length >= 16);
-    await settle();
+    await idle(); // the first render's effects run
     assert.match(view.el.textContent ?? "", /Connecting/);
 
     model.kernel({ kind: "snapshot", viewId: "another-view", messages: [{ id: "x", role: "user", content: "not mine" }], state: {}, events: [] });
     model.kernel({ kind: "snapshot", viewId: view.viewId, messages: [{ id: "u1", role: "user", content: "Hello there" }], state: {}, events: [] });
-    await settle();
-    assert.match(view.el.textContent ?? "", /Hello there/);
+    await until(() => /Hello there/.test(view.el.textContent ?? ""), "its snapshot shown");
     assert.doesNotMatch(view.el.textContent ?? "", /not mine/);
   });
 
@@ -76,31 +75,26 @@ describe("the view", () => {
     const { model, el } = await connected([{ id: "u1", role: "user", content: "hi" }]);
     model.set("status", "running");
     model.kernel({ kind: "events", events: [ev.runStarted()] });
-    await settle();
-    assert.match(el.querySelector(".agui-status")?.textContent ?? "", /Thinking/);
+    await until(() => /Thinking/.test(el.querySelector(".agui-status")?.textContent ?? ""), "Thinking…");
 
     model.kernel({ kind: "events", events: [ev.textStart("a1"), ev.text("a1", "Hel")] });
-    await settle();
-    const row = el.querySelector(".agui-row-assistant");
-    assert.ok(row);
-    assert.match(row.textContent ?? "", /Hel/);
+    await until(() => /Hel/.test(el.querySelector(".agui-row-assistant")?.textContent ?? ""), "the first token in its row");
+    const row = el.querySelector(".agui-row-assistant") as HTMLElement;
     assert.equal(row.querySelector(".agui-text")?.getAttribute("data-streaming"), "true", "a streaming message shows a caret");
     assert.equal(el.querySelector(".agui-status")?.textContent, "", "no Thinking… after the first token");
 
     model.kernel({ kind: "events", events: [ev.text("a1", "lo!"), ev.textEnd("a1"), ev.runFinished()] });
     model.set("status", "idle");
-    await settle();
+    const last = () => el.querySelector(".agui-row-assistant");
+    await until(() => /Hello!/.test(last()?.textContent ?? "") && last()?.querySelector(".agui-text")?.getAttribute("data-streaming") === null, "the whole answer, no caret");
     assert.equal(el.querySelector(".agui-row-assistant"), row, "the row is updated in place");
-    assert.match(row.textContent ?? "", /Hello!/);
-    assert.equal(row.querySelector(".agui-text")?.getAttribute("data-streaming"), null);
   });
 
   it("says Thinking… as soon as the run is reported, before its RUN_STARTED arrives", async () => {
     const { model, el } = await connected([{ id: "a0", role: "assistant", content: "earlier answer" }]);
     model.kernel({ kind: "events", events: [ev.runStarted("r0"), ev.textStart("a0"), ev.textEnd("a0"), ev.runFinished("r0")] });
     model.set("status", "running");
-    await settle();
-    assert.match(el.querySelector(".agui-status")?.textContent ?? "", /Thinking/);
+    await until(() => /Thinking/.test(el.querySelector(".agui-status")?.textContent ?? ""), "Thinking…");
   });
 
   it("marks a message a Stop cut short", async () => {
@@ -111,16 +105,14 @@ describe("the view", () => {
   it("shows a tool call with its streamed arguments and its result", async () => {
     const { model, el } = await connected();
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "get_weather", "a1"), ev.toolArgs("c1", '{"city":"Pa')] });
-    await settle();
-    const card = el.querySelector(".agui-tool");
-    assert.ok(card);
+    await until(() => el.querySelector(".agui-tool") !== null, "the call's card");
+    const card = el.querySelector(".agui-tool") as HTMLElement;
     assert.match(card.textContent ?? "", /get_weather/);
     assert.match(card.textContent ?? "", /\{"city":"Pa/);
     assert.equal(card.getAttribute("data-state"), "streaming");
 
     model.kernel({ kind: "events", events: [ev.toolArgs("c1", 'ris"}'), ev.toolEnd("c1"), ev.toolResult("t1", "c1", "18 degrees")] });
-    await settle();
-    assert.equal(card.getAttribute("data-state"), "done");
+    await until(() => card.getAttribute("data-state") === "done", "the card done");
     assert.match(card.textContent ?? "", /"city": "Paris"/);
     assert.match(card.textContent ?? "", /18 degrees/);
     assert.equal(el.querySelectorAll(".agui-tool").length, 1, "the result is shown in the call's card, not on its own");
@@ -140,14 +132,13 @@ describe("the view", () => {
     });
     model.set("queued", [{ id: "q1", text: "and then?" }]);
     model.kernel({ kind: "notice", level: "warning", text: "That request was refused" });
-    await settle();
+    await until(() => el.querySelector(".agui-notice") !== null && el.querySelector(".agui-row-queued") !== null, "the notice and the queued message");
     assert.match(el.querySelector(".agui-reasoning")?.textContent ?? "", /pondering/);
     assert.match(el.querySelector('[role="alert"].agui-error')?.textContent ?? "", /The model is not reachable/);
     assert.match(el.querySelector(".agui-row-queued")?.textContent ?? "", /and then\?.*queued/);
     assert.match(el.querySelector(".agui-notice")?.textContent ?? "", /refused/);
     button(el, "Dismiss notice").click();
-    await settle();
-    assert.equal(el.querySelector(".agui-notice"), null);
+    await until(() => el.querySelector(".agui-notice") === null, "the notice dismissed");
   });
 });
 
@@ -165,11 +156,10 @@ describe("the input", () => {
     const enter = press(box, "Enter");
     assert.equal(enter.defaultPrevented, true);
     assert.deepEqual(model.sentOf("send"), [{ kind: "send", text: "first line" }]);
-    await settle();
-    assert.equal(textarea(el).value, "");
+    await until(() => textarea(el).value === "", "the box emptied");
 
     type(textarea(el), "by button");
-    await settle();
+    await idle(); // the typed text drawn
     button(el, "Send").click();
     assert.deepEqual(model.sentOf("send").at(-1), { kind: "send", text: "by button" });
     press(textarea(el), "Enter");
@@ -179,7 +169,8 @@ describe("the input", () => {
   it("turns the button into Stop while a run is active, and still queues what is typed", async () => {
     const { model, el } = await connected();
     model.set("status", "running");
-    await settle();
+    const named = (name: string) => buttons(el).some((b) => (b.getAttribute("aria-label") ?? b.textContent?.trim()) === name);
+    await until(() => named("Stop"), "Stop offered");
     assert.ok(!buttons(el).some((b) => b.textContent === "Send"));
     button(el, "Stop").click();
     assert.equal(model.sentOf("stop").length, 1);
@@ -189,13 +180,11 @@ describe("the input", () => {
     assert.deepEqual(model.sentOf("send"), [{ kind: "send", text: "one more thing" }]);
 
     model.set("status", "waiting");
-    await settle();
+    await until(() => /Waiting for you/.test(el.querySelector(".agui-status")?.textContent ?? ""), "Waiting for you");
     button(el, "Stop");
-    assert.match(el.querySelector(".agui-status")?.textContent ?? "", /Waiting for you/);
 
     model.set("status", "idle");
-    await settle();
-    button(el, "Send");
+    await until(() => named("Send"), "Send offered again");
   });
 });
 
@@ -207,23 +196,21 @@ describe("pending requests", () => {
     const { el } = await connected([], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "delete_file", args: { path: "/tmp/x" }, argsText: '{"path":"/tmp/x"}' }]);
     model.set("status", "waiting");
-    await settle();
+    await until(() => el.querySelector(".agui-pending") !== null, "the request shown");
     assert.match(el.querySelector(".agui-pending")?.textContent ?? "", /\/tmp\/x/);
     button(el, "Approve").click();
     assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { approved: true } }]);
-    await settle();
-    assert.equal(button(el, "Approve").disabled, true, "answered once");
+    await until(() => button(el, "Approve").disabled, "answered once");
 
     model.set("pending", []);
-    await settle();
-    assert.equal(el.querySelector(".agui-pending"), null);
+    await until(() => el.querySelector(".agui-pending") === null, "the card gone with its entry");
   });
 
   it("sends Deny as approved: false", async () => {
     const model = new FakeModel({ frontend_tools: [confirmTool] });
     const { el } = await connected([], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c2", name: "delete_file", args: {}, argsText: "{}" }]);
-    await settle();
+    await until(() => el.querySelector(".agui-pending") !== null, "the request shown");
     button(el, "Deny").click();
     assert.deepEqual(model.sentOf("tool_result")[0]?.result, { approved: false });
   });
@@ -232,16 +219,15 @@ describe("pending requests", () => {
     const model = new FakeModel({ frontend_tools: [{ name: "ask_user", description: "", parameters: {}, ui: "ask", handler: null, approve: false }] });
     const { el } = await connected([], model);
     model.set("pending", [{ kind: "tool", toolCallId: "c1", name: "ask_user", args: { question: "Which colour?", choices: ["red", "blue"] }, argsText: "" }]);
-    await settle();
-    assert.match(el.textContent ?? "", /Which colour\?/);
+    await until(() => /Which colour\?/.test(el.textContent ?? ""), "the question asked");
     button(el, "blue").click();
     assert.deepEqual(model.sentOf("tool_result")[0], { kind: "tool_result", toolCallId: "c1", result: { answer: "blue" } });
 
     model.set("pending", [{ kind: "tool", toolCallId: "c2", name: "ask_user", args: { question: "Your name?" }, argsText: "" }]);
-    await settle();
+    await until(() => el.querySelector('input[aria-label="Your answer"]') !== null, "the text box");
     const input = el.querySelector('input[aria-label="Your answer"]') as HTMLInputElement;
     type(input, "Ada");
-    await settle();
+    await idle(); // the typed answer drawn
     button(el, "Answer").click();
     assert.deepEqual(model.sentOf("tool_result")[1], { kind: "tool_result", toolCallId: "c2", result: { answer: "Ada" } });
   });
@@ -253,7 +239,7 @@ describe("pending requests", () => {
       { kind: "tool", toolCallId: "c1", name: "lookup", args: { q: 1 }, argsText: '{"q":1}' },
       { kind: "tool", toolCallId: "c2", name: "unknown_tool", args: {}, argsText: "{}" },
     ]);
-    await settle();
+    await until(() => el.querySelector('textarea[aria-label="Answer for unknown_tool"]') !== null, "both answer boxes");
     type(textarea(el, "Answer for lookup"), '{"rows": 3}');
     const second = textarea(el, "Answer for unknown_tool");
     type(second, "just");
@@ -261,7 +247,7 @@ describe("pending requests", () => {
     press(second, "Enter");
     assert.equal(second.value, "just\n", "Enter is a new line in an answer box");
     type(second, "just text");
-    await settle();
+    await idle(); // the typed answers drawn
     buttons(el).find((b) => b.textContent === "Submit")?.click();
     second.dispatchEvent(new (globalThis as any).KeyboardEvent("keydown", { key: "Enter", ctrlKey: true, bubbles: true, cancelable: true }));
     assert.deepEqual(
@@ -275,15 +261,14 @@ describe("pending requests", () => {
     const { el } = await connected([], model);
     const interrupt = { kind: "interrupt", interruptId: "i1", reason: "approval", message: "Send the email?", toolCallId: "c9", name: "send_email", args: { to: "a@b.c" }, responseSchema: null };
     model.set("pending", [interrupt]);
-    await settle();
-    assert.match(el.textContent ?? "", /Send the email\?/);
+    await until(() => /Send the email\?/.test(el.textContent ?? ""), "the interrupt asked");
     assert.match(el.textContent ?? "", /send_email/);
     assert.match(el.textContent ?? "", /a@b\.c/);
     button(el, "Approve").click();
     assert.deepEqual(model.sentOf("resume"), [{ kind: "resume", interruptId: "i1", status: "resolved", payload: { approved: true } }]);
 
     model.set("pending", [{ ...interrupt, interruptId: "i2" }]);
-    await settle();
+    await until(() => !button(el, "Deny").disabled, "the next interrupt asked");
     button(el, "Deny").click();
     assert.deepEqual(model.sentOf("resume")[1], { kind: "resume", interruptId: "i2", status: "resolved", payload: { approved: false } });
   });
@@ -305,9 +290,9 @@ describe("frontend tool handlers", () => {
     model.kernel({ kind: "snapshot", viewId: two.viewId, messages: [], state: {}, events: [] });
     model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "paint", "a1"), ev.toolEnd("c1"), ev.runFinished()] });
     model.set("pending", [pendingPaint("c1")]);
-    await settle();
+    await untilSent(model, "tool_result");
     model.set("pending", [pendingPaint("c1")]); // the same entry again must not run it again
-    await settle();
+    await idle(); // the entry handled again, if it were
 
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
     assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { painted: "tomato" } }]);
@@ -323,7 +308,7 @@ describe("frontend tool handlers", () => {
     const model = new FakeModel({ frontend_tools: [handlerTool("throw new Error('no canvas');")] });
     await connected([], model);
     model.set("pending", [pendingPaint("c1")]);
-    await settle();
+    await untilSent(model, "tool_result");
     assert.deepEqual(model.sentOf("tool_result"), [{ kind: "tool_result", toolCallId: "c1", result: { error: "Error: no canvas" } }]);
   });
 
@@ -333,13 +318,13 @@ describe("frontend tool handlers", () => {
     model.grantsClaims = false;
     const view = await connected([], model);
     model.set("pending", [{ ...pendingPaint("c9"), claimedBy: "a-view-in-another-tab" }]);
-    await settle();
+    await idle(); // the entry handled
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 0, "the other tab runs it");
     assert.deepEqual(model.sentOf("claim"), []);
     assert.deepEqual(model.sentOf("tool_result"), []);
     model.grantsClaims = true;
     model.send({ kind: "claim", toolCallId: "c9", viewId: view.viewId, takeOver: true });
-    await settle();
+    await untilSent(model, "tool_result");
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.toolCallId), ["c9"]);
   });
@@ -350,11 +335,11 @@ describe("frontend tool handlers", () => {
     model.grantsClaims = false;
     const view = await connected([], model);
     model.set("pending", [pendingPaint("c3")]);
-    await settle();
+    await untilSent(model, "claim");
     assert.deepEqual(model.sentOf("claim"), [{ kind: "claim", toolCallId: "c3", viewId: view.viewId }]);
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 0, "not before the claim is granted");
     model.grant(model.sentOf("claim")[0] as Record<string, unknown>);
-    await settle();
+    await untilSent(model, "tool_result");
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
   });
 
@@ -365,7 +350,7 @@ describe("frontend tool handlers", () => {
     await connected([], model);
     first.cleanup();
     model.set("pending", [pendingPaint("c7")]);
-    await settle();
+    await untilSent(model, "tool_result");
     assert.equal((globalThis as Record<string, unknown>).__paintRuns, 1);
     assert.deepEqual(model.sentOf("tool_result").map((m) => m.toolCallId), ["c7"]);
   });

@@ -42,9 +42,23 @@ class PrintingWeather(Weather):
 async def test_a_missing_openai_key_is_reported_at_once_with_what_to_do(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     agent = lr.ChatAgent(lr.ChatAgentConfig(llm=lm.OpenAIGPTConfig(chat_model="gpt-4.1-mini", cache_config=None)))
-    started = time.monotonic()
-    events = await collect(LangroidAgent(agent), make_input("hi"))
-    assert time.monotonic() - started < 2
+    backoff: list[float] = []  # a retry's wait before trying again (langroid's retry sleeps between tries)
+    real_sleep, real_async_sleep = time.sleep, asyncio.sleep
+
+    def recorded_sleep(delay: float) -> None:
+        backoff.append(delay)
+        real_sleep(delay)
+
+    async def recorded_async_sleep(delay: float, *args: object) -> object:
+        if delay > 0:
+            backoff.append(delay)
+        return await real_async_sleep(delay, *args)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(time, "sleep", recorded_sleep)
+        patch.setattr(asyncio, "sleep", recorded_async_sleep)
+        events = await collect(LangroidAgent(agent), make_input("hi"))
+    assert backoff == []  # reported at once: a missing key is not retried
     assert types(events) == ["RUN_STARTED", "RUN_ERROR"]
     assert events[-1].code == "authentication" and "OPENAI_API_KEY" in events[-1].message
     check_streams([events])

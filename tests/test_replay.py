@@ -8,6 +8,7 @@ equal the recorded ones but for their ids, the transcripts and state match, and 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Awaitable, Callable
@@ -17,6 +18,7 @@ import pytest
 from ag_ui.core import BaseEvent
 
 from agui_widget import AgentChat, DemoAgent, ReplayAgent, confirm_tool
+from agui_widget.adapters import _replay
 from agui_widget.adapters._replay import MISMATCH
 from agui_widget.pipeline._recording import event_json, read_recording
 from agui_widget.teaching import example_recording
@@ -193,23 +195,40 @@ async def test_ids_are_fresh_so_one_recording_replays_twice_in_one_chat(tmp_path
 # -- timing -------------------------------------------------------------------------------------
 
 
-async def test_events_keep_their_recorded_timing_scaled_by_speed(tmp_path):
+async def test_events_keep_their_recorded_timing_scaled_by_speed(tmp_path, monkeypatch):
     live = AgentChat(DemoAgent(delay=0.02))
     await live.send("weather in Paris")
     path = live.save_recording(tmp_path / "paced.agui.jsonl")
     (run,) = read_recording(path).runs
     assert run.duration > 0.2  # the demo agent paced it
 
+    waits: list[float] = []  # what the replay asked to sleep, in seconds
+    real_sleep = asyncio.sleep
+
+    async def recorded_sleep(delay: float, *args: Any) -> Any:
+        waits.append(delay)
+        return await real_sleep(delay, *args)
+
+    class AsyncioWithRecordedSleep:
+        sleep = staticmethod(recorded_sleep)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(asyncio, name)
+
+    monkeypatch.setattr(_replay, "asyncio", AsyncioWithRecordedSleep())
+
     async def replayed_in(speed: float | None) -> float:
+        waits.clear()
         chat = AgentChat(ReplayAgent(path, speed=speed))
         started = time.perf_counter()
         await chat.send("weather in Paris")
         return time.perf_counter() - started
 
     at_double = await replayed_in(2)
-    at_once = await replayed_in(None)
     assert at_double >= run.duration / 2  # never ahead of the scaled clock
-    assert at_once < at_double
+    assert sum(w for w in waits if w > 0) > 0  # and it waited for it
+    await replayed_in(None)
+    assert waits and all(w == 0 for w in waits)  # at once: it only lets the loop turn between events
 
 
 def test_speed_and_match_are_checked():

@@ -127,10 +127,10 @@ async def test_stop_mid_stream_keeps_the_partial_answer_marked_stopped():
     session = Session(Slow(tokens=1000, pause=0.005))
     run = session.send("long")
     await until(lambda: len(run.events) > 10)
-    stopped_at = time.monotonic()
     session.stop()
     await run
-    assert time.monotonic() - stopped_at < 0.1
+    streamed = [e for e in run.events if e.type == EventType.TEXT_MESSAGE_CONTENT]
+    assert 0 < len(streamed) < 1000  # cut where it was, not played out
     assert run.status == "cancelled" and session.status == "idle"
     last = run.events[-1]
     assert last.type == EventType.RUN_FINISHED and last.outcome.type == "cancelled"

@@ -13,7 +13,6 @@ message and joined into ``content`` only when ``messages`` is read.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import logging
 import operator
@@ -23,6 +22,15 @@ from typing import Any
 from ag_ui.core import BaseEvent, EventType
 
 from ..vocabulary._state_patch import PATCH_ERRORS, apply_patch
+from ._message_dicts import (
+    activity_message,
+    assistant_message,
+    merge_metadata,
+    merged_snapshot,
+    started_message,
+    tool_call,
+    tool_result_message,
+)
 
 __all__ = ["EventReducer", "TranscriptIndex"]
 
@@ -273,17 +281,6 @@ class EventReducer:
                     if writable is not None:
                         writable["function"]["arguments"] = _append(writable["function"], "arguments", call_parts)
 
-    def _merge_metadata(self, target: dict[str, Any], event: Any) -> bool:
-        """Fold an event's metadata into what it builds: key by key, last write wins, no recursion."""
-        metadata = event.metadata
-        if metadata is None:
-            return False
-        current = target.get("metadata")
-        merged = dict(current) if isinstance(current, dict) else {}
-        merged.update(copy.deepcopy(metadata))
-        target["metadata"] = merged
-        return True
-
     # -- text and reasoning messages ---------------------------------------------------------
 
     def _text_start(self, event: Any) -> None:
@@ -303,14 +300,8 @@ class EventReducer:
             )
             return
         if message is None:
-            message = {"id": message_id, "role": role, "content": ""}
-            if name is not None:
-                message["name"] = name
-            if event.subagent_run_id is not None:
-                message["subagentRunId"] = event.subagent_run_id
-            self._append_message(message)
-            self._merge_metadata(message, event)
-        elif event.metadata is not None and self._merge_metadata(self._writable(message), event):
+            self._append_message(started_message(event, role, name))
+        elif event.metadata is not None and merge_metadata(self._writable(message), event):
             self._touch_id(message_id)
 
     def _text_content(self, event: Any) -> None:
@@ -329,7 +320,7 @@ class EventReducer:
             parts.append(event.delta)
         self._touch_id(message_id)
         if event.metadata is not None:
-            self._merge_metadata(self._writable(self._by_id[message_id]), event)
+            merge_metadata(self._writable(self._by_id[message_id]), event)
 
     def _text_end(self, event: Any) -> None:
         message = self._by_id.get(event.message_id)
@@ -338,7 +329,7 @@ class EventReducer:
             return
         if message.get("role") == "activity":
             return
-        if event.metadata is not None and self._merge_metadata(self._writable(message), event):
+        if event.metadata is not None and merge_metadata(self._writable(message), event):
             self._touch_id(event.message_id)
 
     # -- tool calls --------------------------------------------------------------------------
@@ -357,16 +348,11 @@ class EventReducer:
                     f"'{function.get('name')}'; renaming it to '{event.tool_call_name}'"
                 )
                 function["name"] = event.tool_call_name
-            if self._merge_metadata(existing, event) or renamed:
+            if merge_metadata(existing, event) or renamed:
                 self._touch_message(self._call_owner[tool_call_id])
             return
         owner = self._writable(self._assistant_for(event.parent_message_id, tool_call_id, event.subagent_run_id))
-        call: dict[str, Any] = {
-            "id": tool_call_id,
-            "type": "function",
-            "function": {"name": event.tool_call_name, "arguments": ""},
-        }
-        self._merge_metadata(call, event)
+        call = tool_call(event)
         calls = owner.get("toolCalls")
         owner["toolCalls"] = [*calls, call] if isinstance(calls, list) else [call]
         self._tool_calls[tool_call_id] = call
@@ -388,9 +374,7 @@ class EventReducer:
                 )
             else:
                 new_id = parent_id
-        created: dict[str, Any] = {"id": new_id, "role": "assistant", "toolCalls": []}
-        if subagent_run_id is not None:
-            created["subagentRunId"] = subagent_run_id
+        created = assistant_message(new_id, subagent_run_id)
         self._append_message(created)
         return created
 
@@ -408,29 +392,18 @@ class EventReducer:
         if event.metadata is not None:
             call = self._writable_call(tool_call_id)
             if call is not None:
-                self._merge_metadata(call, event)
+                merge_metadata(call, event)
 
     def _tool_end(self, event: Any) -> None:
         call = self._tool_calls.get(event.tool_call_id)
         if call is None:
             self._warn(f"TOOL_CALL_END: no message holds a tool call with id '{event.tool_call_id}'")
             return
-        if event.metadata is not None and self._merge_metadata(self._writable_call(event.tool_call_id) or call, event):
+        if event.metadata is not None and merge_metadata(self._writable_call(event.tool_call_id) or call, event):
             self._touch_message(self._call_owner[event.tool_call_id])
 
     def _tool_result(self, event: Any) -> None:
-        content = event.content
-        if not isinstance(content, str):
-            content = [part.model_dump(mode="json", by_alias=True) for part in content]
-        message: dict[str, Any] = {
-            "id": event.message_id,
-            "role": event.role or "tool",
-            "toolCallId": event.tool_call_id,
-            "content": content,
-        }
-        if event.subagent_run_id is not None:
-            message["subagentRunId"] = event.subagent_run_id
-        self._merge_metadata(message, event)
+        message = tool_result_message(event)
         # A result always mints its message (a messageId already taken stays with the message
         # that had it first; nothing is replaced), placed right after the assistant message that
         # made the call and the results already recorded for it, so history reads call -> result
@@ -466,24 +439,8 @@ class EventReducer:
         self.flush()
         incoming = [message.model_dump(mode="json", by_alias=True) for message in event.messages]
         self._own.update(map(id, incoming))
-        by_id = {message["id"]: message for message in incoming}
-        carries_activity = any(message.get("role") == "activity" for message in incoming)
-        carries_reasoning = any(message.get("role") == "reasoning" for message in incoming)
-
-        def kept_locally(message: dict[str, Any]) -> bool:
-            # Activity and reasoning messages are often client-only: a snapshot that carries
-            # none of a kind says nothing about that kind, so the local copies stay.
-            role = message.get("role")
-            return (role == "activity" and not carries_activity) or (role == "reasoning" and not carries_reasoning)
-
         old = self._messages
-        merged = [by_id.get(m.get("id"), m) for m in old if m.get("id") in by_id or kept_locally(m)]
-        present = {m.get("id") for m in merged}
-        merged.extend(message for message in incoming if message["id"] not in present)
-        first_change = next(
-            (i for i, (a, b) in enumerate(zip(old, merged, strict=False)) if a is not b and a != b),
-            min(len(old), len(merged)),
-        )
+        merged, first_change = merged_snapshot(old, incoming)
         self._messages = merged
         self._reindex()
         if first_change < len(merged) or len(old) != len(merged):
@@ -502,16 +459,9 @@ class EventReducer:
         message_id = event.message_id
         existing = self._by_id.get(message_id)
         replace = event.replace is not False
-        fresh: dict[str, Any] = {
-            "id": message_id,
-            "role": "activity",
-            "activityType": event.activity_type,
-            "content": copy.deepcopy(event.content),
-        }
-        if event.subagent_run_id is not None:
-            fresh["subagentRunId"] = event.subagent_run_id
+        fresh = activity_message(event)
         if existing is None:
-            self._merge_metadata(fresh, event)
+            merge_metadata(fresh, event)
             self._append_message(fresh)
             return
         if existing.get("role") == "activity":
@@ -523,10 +473,10 @@ class EventReducer:
                 existing.pop("subagentRunId", None)
                 if event.subagent_run_id is not None:
                     existing["subagentRunId"] = event.subagent_run_id
-            self._merge_metadata(existing, event)
+            merge_metadata(existing, event)
             self._touch_id(message_id)
         elif replace:
-            self._merge_metadata(fresh, event)
+            merge_metadata(fresh, event)
             self._replace_message(message_id, fresh)
 
     def _activity_delta(self, event: Any) -> None:
@@ -539,7 +489,7 @@ class EventReducer:
             self._warn(f"ACTIVITY_DELTA: message '{message_id}' is not an activity message")
             return
         message = self._writable(message)
-        self._merge_metadata(message, event)
+        merge_metadata(message, event)
         operations = [operation.model_dump(mode="python", by_alias=True) for operation in event.patch]
         try:
             content = apply_patch(message.get("content") or {}, operations)

@@ -63,7 +63,8 @@ def test_a_chat_loads_its_event_pipeline_with_its_first_run():
     code = (
         "import asyncio, sys\n"
         "from agui_widget import AgentChat\n"
-        "pipeline = ('agui_widget.pipeline._consumer', 'agui_widget.pipeline._reducer', 'agui_widget.pipeline._verify')\n"
+        "steps = ('_consumer', '_compat', '_enforce', '_chunks', '_surrogates', '_verify', '_reducer', '_message_dicts')\n"
+        "pipeline = tuple('agui_widget.pipeline.' + step for step in steps)\n"
         "chat = AgentChat()\n"
         "assert not [m for m in pipeline if m in sys.modules], [m for m in pipeline if m in sys.modules]\n"
         "async def turn():\n"

@@ -63,9 +63,11 @@ g.window = window;
 
 export const doc = window.document as unknown as Document;
 
-/** Waits a fixed time. Only for what no condition can tell: see the comment at each use. */
-export const settle = (ms = 60) => new Promise((resolve) => setTimeout(resolve, ms));
-
+// Waiting for the view. No wait here is a fixed time, which a busy machine outruns: a test waits
+// for what it is about to check (until, untilCount, untilText, untilSent); before checking that
+// something did NOT happen, for the view to be idle (idle); for what the view does in its next
+// frame, for that frame (nextFrame).
+//
 // Preact runs a component's effects (useEffect) after the next frame, not with its render. The
 // tests' waits count the effect flushes Preact has asked for and not yet run, so that a wait ends
 // only once the view has also run the effects of what it rendered (its listeners, its focus).

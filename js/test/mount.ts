@@ -1,7 +1,7 @@
 /** Mounting the widget in the test DOM, and finding things in it the way a user does. */
 import assert from "node:assert/strict";
 import { afterEach } from "node:test";
-import { doc, FakeModel, idle, nextFrame, settle, until, untilCount, untilSent, untilText } from "./dom";
+import { doc, FakeModel, idle, nextFrame, until, untilCount, untilSent, untilText } from "./dom";
 import widget from "../src/index";
 
 export type Mounted = { model: FakeModel; el: HTMLElement; cleanup: () => void; viewId: string };
@@ -57,4 +57,4 @@ export function press(box: Element, key: string, init: KeyboardEventInit = {}) {
   return event as KeyboardEvent;
 }
 
-export { idle, nextFrame, settle, until, untilCount, untilSent, untilText };
+export { idle, nextFrame, until, untilCount, untilSent, untilText };

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, describe, it } from "node:test";
-import { doc, FakeModel } from "./dom";
+import { doc, FakeModel, until } from "./dom";
 import { mount } from "./mount";
 import { SAVED_OUTPUT_ATTRIBUTE, hideSavedOutput } from "../src/page/savedOutput";
 
@@ -57,8 +57,7 @@ describe("the kept conversation in VS Code's webview", () => {
     assert.ok(shown(other), "another chat's copy stays");
     first.remove();
     const rewritten = vsCodeOutput(); // the copy rewritten after a turn
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.ok(!shown(rewritten));
+    await until(() => !shown(rewritten), "the rewritten copy hidden (looked for again after its mutation)");
     release();
     assert.ok(shown(rewritten));
   });

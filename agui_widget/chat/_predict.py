@@ -4,7 +4,7 @@
 "document"}])``, or a CUSTOM event named ``PredictState`` with the same list (for the rest of that
 run, as the AG-UI dojo does): while TOOL_CALL_ARGS of ``tool`` stream, ``state[state_key]`` is
 the (partial) value of the argument ``tool_argument`` (the whole arguments when it is absent).
-The view applies the same rule to the same events (js/src/mirror/mirror.ts), so nothing extra travels.
+The view applies the same rule to the same events (js/src/mirror/predict.ts), so nothing extra travels.
 """
 
 from __future__ import annotations

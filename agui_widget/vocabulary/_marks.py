@@ -2,7 +2,7 @@
 
 They live under ``metadata.agui_widget``, apart from a producer's own metadata, travel with the
 message (a thread store, an HTTP client and a view see them) and are read by the view through
-``widgetMark`` (js/src/mirror/mirror.ts).
+``widgetMark`` (js/src/mirror/messages.ts).
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ for await (const line of lines) {
 
 
 class NodeModule:
-    """``NodeModule("src/fingerprint.ts").call("fingerprint", value)``; close() when done."""
+    """``NodeModule("src/mirror/fingerprint.ts").call("fingerprint", value)``; close() when done."""
 
     def __init__(self, entry: str) -> None:
         node = shutil.which("node")

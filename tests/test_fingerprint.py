@@ -35,7 +35,7 @@ JSON_VALUES = st.recursive(
 
 @pytest.fixture(scope="module")
 def view() -> Iterator[NodeModule]:
-    module = NodeModule("src/fingerprint.ts")
+    module = NodeModule("src/mirror/fingerprint.ts")
     yield module
     module.close()
 

@@ -4,7 +4,7 @@ Each user turn is a :class:`Run`: an asyncio task on the kernel's loop, so the k
 comm messages and cells while the agent works. The session builds ``RunAgentInput`` from the
 transcript, state and frontend tools, passes every event through the client pipeline
 (:class:`~agui_widget.pipeline._consumer.EventConsumer`: normalise, verify, reduce) and tells its listener
-(the widget) what changed. A run that ends with frontend tool calls pending, or with an interrupt,
+(the chat's view link) what changed. A run that ends with frontend tool calls pending, or with an interrupt,
 waits for answers (from a view or from Python) and continues with a follow-up run.
 
 :class:`Session` is made of parts, each in a module of its own and each built on the one below:

@@ -49,7 +49,7 @@ demo: setup
 	$(VENV)/bin/jupyter lab --config=jupyter-config/jupyter_server_config.py --ServerApp.open_browser=True --allow-root --port=$(PORT) notebooks/01_quickstart.ipynb
 
 test: setup test-deps lint docs test-ipykernel6
-	cd js && npm run build && npm run typecheck && npm test
+	cd js && npm run build && npm run typecheck && npm test && npm run limits
 	$(PY) -m pytest -q
 
 # The kernel-level tests that speak of ipykernel versions (tests/test_kernel_versions.py), on

@@ -17,7 +17,7 @@ const pendingPaint = (id: string, color: string) => ({
   kernel: null,
 });
 let chats = 0;
-/** A chat of its own: views of one chat in one page share their accent (js/src/perChat.ts). */
+/** A chat of its own: views of one chat in one page share their accent (js/src/kernel/perChat.ts). */
 const chatModel = (traits: Record<string, unknown> = {}) => new FakeModel({ saved_output_id: `agui-transcript-accent-${++chats}`, ...traits });
 
 const g = globalThis as Record<string, unknown>;

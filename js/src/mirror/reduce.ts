@@ -38,8 +38,7 @@ export class EventReducer {
         return this.appendContent(event.messageId, event.delta, event.metadata);
       case "TEXT_MESSAGE_END":
       case "REASONING_MESSAGE_END":
-        this.mergeMetadata(event.messageId, event.metadata);
-        return this.c.transcript.close(event.messageId);
+        return this.messageEnd(event);
       case "REASONING_MESSAGE_START":
         return this.reasoningStart(event);
       case "REASONING_MESSAGE_CONTENT":
@@ -56,17 +55,9 @@ export class EventReducer {
       case "TOOL_CALL_RESULT":
         return this.toolCallResult(event);
       case "STATE_SNAPSHOT":
-        this.c.state = event.snapshot;
-        return this.c.changes.touch("state");
+        return this.stateSnapshot(event);
       case "STATE_DELTA":
-        try {
-          this.c.state = applyJsonPatch(this.c.state, event.delta);
-          this.c.changes.touch("state");
-        } catch (error) {
-          // Same rule as the AG-UI client: an unappliable delta warns and changes nothing.
-          warn("Failed to apply state patch:", error instanceof Error ? error.message : error);
-        }
-        return;
+        return this.stateDelta(event);
       case "MESSAGES_SNAPSHOT":
         return this.messagesSnapshot(event);
       case "ACTIVITY_SNAPSHOT":
@@ -76,15 +67,9 @@ export class EventReducer {
       case "RUN_STARTED":
         return this.runStarted(event);
       case "RUN_FINISHED":
-        this.c.transcript.closeAll();
-        this.c.records.markPartial(event.runId);
-        this.c.run.set({ active: false, steps: [], outcome: event.outcome ?? undefined });
-        return;
+        return this.runFinished(event);
       case "RUN_ERROR":
-        this.c.transcript.closeAll();
-        this.c.records.markPartial(this.c.run.info.runId);
-        this.c.run.set({ active: false, steps: [], error: event.message, errorCode: event.code ?? "" });
-        return;
+        return this.runError(event);
       case "STEP_STARTED":
         return this.c.run.stepStarted(event);
       case "STEP_FINISHED":
@@ -92,19 +77,14 @@ export class EventReducer {
       case "TEXT_MESSAGE_CHUNK":
       case "TOOL_CALL_CHUNK":
       case "REASONING_MESSAGE_CHUNK":
-        if (!this.warnedChunks) {
-          this.warnedChunks = true;
-          warn(`${event.type} reached the view; the kernel sends events after chunk expansion, so chunks are ignored`);
-        }
-        return;
+        return this.chunkReached(event.type);
       case "CUSTOM":
         if (event.name === PREDICT_STATE_EVENT) this.c.prediction.runEvent(event.value);
         return;
       case "SUBAGENT_STARTED":
       case "SUBAGENT_FINISHED":
       case "SUBAGENT_ERROR":
-        this.c.run.subagentEvent(event);
-        return this.c.changes.touch("subagents", "list");
+        return this.subagentEvent(event);
       case "REASONING_START":
       case "REASONING_END":
       case "RAW":
@@ -144,6 +124,11 @@ export class EventReducer {
     if (!isRecord(metadata)) return;
     const message = this.c.transcript.message(id);
     if (message && message.role !== "activity") this.c.transcript.replace(withMetadata({ ...message }, metadata) as Message);
+  }
+
+  private messageEnd(e: EventOf<"TEXT_MESSAGE_END" | "REASONING_MESSAGE_END">): void {
+    this.mergeMetadata(e.messageId, e.metadata);
+    this.c.transcript.close(e.messageId);
   }
 
   private reasoningStart(e: EventOf<"REASONING_MESSAGE_START">): void {
@@ -256,6 +241,21 @@ export class EventReducer {
     this.c.transcript.addResult(e.toolCallId, result as Message);
   }
 
+  private stateSnapshot(e: EventOf<"STATE_SNAPSHOT">): void {
+    this.c.state = e.snapshot;
+    this.c.changes.touch("state");
+  }
+
+  private stateDelta(e: EventOf<"STATE_DELTA">): void {
+    try {
+      this.c.state = applyJsonPatch(this.c.state, e.delta);
+      this.c.changes.touch("state");
+    } catch (error) {
+      // Same rule as the AG-UI client: an unappliable delta warns and changes nothing.
+      warn("Failed to apply state patch:", error instanceof Error ? error.message : error);
+    }
+  }
+
   private messagesSnapshot(e: EventOf<"MESSAGES_SNAPSHOT">): void {
     const incoming = e.messages;
     const byId = new Map(incoming.map((m) => [m.id, m]));
@@ -327,5 +327,29 @@ export class EventReducer {
         }
       }
     }
+  }
+
+  private runFinished(e: EventOf<"RUN_FINISHED">): void {
+    this.c.transcript.closeAll();
+    this.c.records.markPartial(e.runId);
+    this.c.run.set({ active: false, steps: [], outcome: e.outcome ?? undefined });
+  }
+
+  private runError(e: EventOf<"RUN_ERROR">): void {
+    this.c.transcript.closeAll();
+    this.c.records.markPartial(this.c.run.info.runId);
+    this.c.run.set({ active: false, steps: [], error: e.message, errorCode: e.code ?? "" });
+  }
+
+  private subagentEvent(e: EventOf<"SUBAGENT_STARTED" | "SUBAGENT_FINISHED" | "SUBAGENT_ERROR">): void {
+    this.c.run.subagentEvent(e);
+    this.c.changes.touch("subagents", "list");
+  }
+
+  /** Chunk events are expanded by the kernel before they are sent: one reaching the view is ignored, with a warning once. */
+  private chunkReached(type: string): void {
+    if (this.warnedChunks) return;
+    this.warnedChunks = true;
+    warn(`${type} reached the view; the kernel sends events after chunk expansion, so chunks are ignored`);
   }
 }

@@ -78,6 +78,12 @@ type Opener = { at: number; marker: string };
 
 const OPENS_AFTER = /[\s([{"'*_~>|:;,.!?-]/;
 
+/** A left-to-right pass over one block: the text (cut short where the rest is held back) and the markers open so far. */
+type Scan = { text: string; openers: Opener[]; lineStart: boolean };
+
+/** Returned by a step of the scan instead of an index: nothing after this point needs reading. */
+const DONE = -1;
+
 /**
  * Closes the inline markers left open at the end of `text` (one block, outside code fences):
  * code spans, `**`, `~~`, `*`, and links. A marker with nothing after it yet is removed instead.
@@ -85,96 +91,125 @@ const OPENS_AFTER = /[\s([{"'*_~>|:;,.!?-]/;
  * `a*b` or `2 * 3` are left alone.
  */
 export function healInline(text: string): string {
-  // An unfinished link shows its text ("[docs](https://exa" -> "docs"); an unfinished image
-  // nothing. Only a bracket after a space or punctuation: "array[i" is not a link.
-  const link = /(!?)\[([^[\]\n]*)(?:\]\([^()\s]*|\])?$/.exec(text);
-  if (link && (link.index === 0 || OPENS_AFTER.test(text[link.index - 1] as string))) {
-    text = text.slice(0, link.index) + (link[1] === "!" ? "" : (link[2] ?? ""));
-  }
-
-  const openers: Opener[] = [];
+  const scan: Scan = { text: withoutUnfinishedLink(text), openers: [], lineStart: true };
   let i = 0;
-  let lineStart = true;
-  while (i < text.length) {
-    const c = text[i] as string;
-    if ((c === "$" && text[i + 1] !== "$" && text[i - 1] !== "$") || (c === "\\" && text[i + 1] === "(")) {
-      // Inline math being typed on the last line ("$c(n) = a +") shows as source, then turns
-      // into a formula: it is held back until its closing delimiter arrives. Only when it reads
-      // as math (after a space, then a letter or a backslash): "$5" is a price.
-      const open = c === "$" ? 1 : 2;
-      const next = text[i + open] ?? "";
-      const before = i === 0 ? " " : (text[i - 1] as string);
-      const close = c === "$" ? /(?<![\s\\])\$(?!\d)/g : /\\\)/g;
-      close.lastIndex = i + open;
-      const found = close.exec(text);
-      if (found) {
-        i = found.index + found[0].length; // the formula's inside is not Markdown
-        lineStart = false;
+  while (i !== DONE && i < scan.text.length) {
+    const c = scan.text[i] as string;
+    if ((c === "$" && scan.text[i + 1] !== "$" && scan.text[i - 1] !== "$") || (c === "\\" && scan.text[i + 1] === "(")) {
+      const next = skipMath(scan, i);
+      if (next !== null) {
+        i = next;
         continue;
-      }
-      if (!text.includes("\n", i) && OPENS_AFTER.test(before) && (next === "" || /[A-Za-z\\]/.test(next))) {
-        text = text.slice(0, i);
-        break;
       }
     }
     if (c === "\\") {
       i += 2;
-      lineStart = false;
-      continue;
-    }
-    if (c === "\n") {
+      scan.lineStart = false;
+    } else if (c === "\n") {
       i++;
-      lineStart = true;
-      continue;
+      scan.lineStart = true;
+    } else if (c === "`") {
+      i = codeSpan(scan, i);
+    } else if (c === "*" || c === "~") {
+      i = emphasis(scan, i, c);
+    } else {
+      if (c !== " " && c !== "\t" && c !== ">") scan.lineStart = false;
+      i++;
     }
-    if (c === "`") {
-      let n = 1;
-      while (text[i + n] === "`") n++;
-      const run = "`".repeat(n);
-      let close = -1; // a run of exactly the same length closes the span
-      for (let j = text.indexOf(run, i + n); j !== -1; j = text.indexOf(run, j + 1)) {
-        if (text[j - 1] !== "`" && text[j + n] !== "`") {
-          close = j;
-          break;
-        }
-      }
-      if (close === -1) {
-        // A closing run being typed ("`` x `" of "`` x ``") is held back.
-        const tail = /`+$/.exec(text);
-        if (tail && tail.index > i + n && tail[0].length < n) text = text.slice(0, tail.index);
-        openers.push({ at: i, marker: run });
-        break; // the rest is inside the open code span
-      }
-      i = close + n;
-      lineStart = false;
-      continue;
-    }
-    if (c === "*" || c === "~") {
-      let n = 1;
-      while (text[i + n] === c) n++;
-      const before = i === 0 ? " " : (text[i - 1] as string);
-      const after = text[i + n] ?? "";
-      const bullet = lineStart && c === "*" && n === 1 && after === " ";
-      const marker = c === "~" ? (n === 2 ? "~~" : "") : n === 1 ? "*" : n === 2 ? "**" : "";
-      const top = openers[openers.length - 1];
-      if (after === "" && top && n < top.marker.length && top.marker.startsWith(c.repeat(n)) && !/\s/.test(before)) {
-        // The first half of a closing "**" or "~~": held back until the rest arrives.
-        text = text.slice(0, i);
-        break;
-      }
-      if (marker && !bullet) {
-        if (top && top.marker === marker && !/\s/.test(before)) openers.pop();
-        else if ((after === "" || !/\s/.test(after)) && OPENS_AFTER.test(before)) openers.push({ at: i, marker });
-      }
-      i += n;
-      lineStart = false;
-      continue;
-    }
-    if (c !== " " && c !== "\t" && c !== ">") lineStart = false;
-    i++;
   }
+  return closeOpeners(scan.text, scan.openers);
+}
 
-  // Markers with nothing after them yet are dropped; the others are closed, innermost first.
+/** An unfinished link shows its text ("[docs](https://exa" -> "docs"); an unfinished image
+ * nothing. Only a bracket after a space or punctuation: "array[i" is not a link. */
+function withoutUnfinishedLink(text: string): string {
+  const link = /(!?)\[([^[\]\n]*)(?:\]\([^()\s]*|\])?$/.exec(text);
+  if (link && (link.index === 0 || OPENS_AFTER.test(text[link.index - 1] as string))) {
+    return text.slice(0, link.index) + (link[1] === "!" ? "" : (link[2] ?? ""));
+  }
+  return text;
+}
+
+/**
+ * Inline math (`$…$` or `\(…\)`) opening at `i`: the index after its closing delimiter, DONE
+ * when the formula is still being typed (it is cut off), or null when this does not open math.
+ *
+ * Inline math being typed on the last line ("$c(n) = a +") shows as source, then turns into a
+ * formula: it is held back until its closing delimiter arrives. Only when it reads as math (after
+ * a space, then a letter or a backslash): "$5" is a price.
+ */
+function skipMath(scan: Scan, i: number): number | null {
+  const text = scan.text;
+  const c = text[i] as string;
+  const open = c === "$" ? 1 : 2;
+  const next = text[i + open] ?? "";
+  const before = i === 0 ? " " : (text[i - 1] as string);
+  const close = c === "$" ? /(?<![\s\\])\$(?!\d)/g : /\\\)/g;
+  close.lastIndex = i + open;
+  const found = close.exec(text);
+  if (found) {
+    scan.lineStart = false;
+    return found.index + found[0].length; // the formula's inside is not Markdown
+  }
+  if (!text.includes("\n", i) && OPENS_AFTER.test(before) && (next === "" || /[A-Za-z\\]/.test(next))) {
+    scan.text = text.slice(0, i);
+    return DONE;
+  }
+  return null;
+}
+
+/** The code span whose backtick run starts at `i`: the index after its closing run, or DONE when
+ * it is still open (the rest is inside it). */
+function codeSpan(scan: Scan, i: number): number {
+  const text = scan.text;
+  let n = 1;
+  while (text[i + n] === "`") n++;
+  const run = "`".repeat(n);
+  let close = -1; // a run of exactly the same length closes the span
+  for (let j = text.indexOf(run, i + n); j !== -1; j = text.indexOf(run, j + 1)) {
+    if (text[j - 1] !== "`" && text[j + n] !== "`") {
+      close = j;
+      break;
+    }
+  }
+  if (close === -1) {
+    // A closing run being typed ("`` x `" of "`` x ``") is held back.
+    const tail = /`+$/.exec(text);
+    if (tail && tail.index > i + n && tail[0].length < n) scan.text = text.slice(0, tail.index);
+    scan.openers.push({ at: i, marker: run });
+    return DONE;
+  }
+  scan.lineStart = false;
+  return close + n;
+}
+
+/** The run of `c` ("*" or "~") at `i`, which may open or close emphasis or strikethrough: the
+ * index after it, or DONE when it is the first half of a closing marker (it is cut off). */
+function emphasis(scan: Scan, i: number, c: string): number {
+  const text = scan.text;
+  const openers = scan.openers;
+  let n = 1;
+  while (text[i + n] === c) n++;
+  const before = i === 0 ? " " : (text[i - 1] as string);
+  const after = text[i + n] ?? "";
+  const bullet = scan.lineStart && c === "*" && n === 1 && after === " ";
+  const marker = c === "~" ? (n === 2 ? "~~" : "") : n === 1 ? "*" : n === 2 ? "**" : "";
+  const top = openers[openers.length - 1];
+  if (after === "" && top && n < top.marker.length && top.marker.startsWith(c.repeat(n)) && !/\s/.test(before)) {
+    // The first half of a closing "**" or "~~": held back until the rest arrives.
+    scan.text = text.slice(0, i);
+    return DONE;
+  }
+  if (marker && !bullet) {
+    if (top && top.marker === marker && !/\s/.test(before)) openers.pop();
+    else if ((after === "" || !/\s/.test(after)) && OPENS_AFTER.test(before)) openers.push({ at: i, marker });
+  }
+  scan.lineStart = false;
+  return i + n;
+}
+
+/** `text` with its open markers closed, innermost first; markers with nothing after them yet are dropped. */
+function closeOpeners(text: string, openers: readonly Opener[]): string {
   let out = text;
   let closers = "";
   for (let k = openers.length - 1; k >= 0; k--) {

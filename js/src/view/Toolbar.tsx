@@ -18,31 +18,7 @@ type Props = {
 };
 
 export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, showContext, onToggleContext }: Props) {
-  const { conn } = useView();
-  useTopics("list", "ready");
-  const [confirming, setConfirming] = useState(false);
-  const cancel = useRef<HTMLButtonElement>(null);
-  const opener = useRef<HTMLButtonElement>(null);
-  const wasConfirming = useRef(false);
-  // After a clear the Clear button is disabled (nothing to clear): the focus goes to the message box.
-  const cleared = useRef(false);
-
-  useEffect(() => {
-    if (confirming) cancel.current?.focus();
-    else if (wasConfirming.current && cleared.current) focusMessageBox(opener.current);
-    else if (wasConfirming.current) opener.current?.focus();
-    wasConfirming.current = confirming;
-    cleared.current = false;
-  }, [confirming]);
-  const clear = (resetState: boolean) => {
-    conn.send(resetState ? { kind: "clear", resetState } : { kind: "clear" });
-    cleared.current = true;
-    setConfirming(false);
-  };
-
-  const empty = conn.mirror.messages().length === 0;
   const gets = useTrait("frontend_tools").length + useTrait("agent_context").length;
-  const live = useLive();
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
       <AgentPicker />
@@ -69,43 +45,77 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, 
         {gets > 0 && <span class="agui-tool-btn-count">{gets}</span>}
       </button>
       <span class="agui-toolbar-gap" />
-      {confirming ? (
-        <div
-          class="agui-confirm"
-          role="group"
-          aria-label="Clear the conversation?"
-          onKeyDown={(e) => {
-            if (e.key === "Escape") {
-              e.preventDefault();
-              setConfirming(false);
-            }
-          }}
-        >
-          <span class="agui-confirm-text">Clear the whole conversation? The shared state is kept.</span>
-          <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(false)}>
-            Yes, clear
-          </button>
-          <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(true)}>
-            Clear and reset state
-          </button>
-          <button type="button" class="agui-btn agui-btn-small" ref={cancel} onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </div>
-      ) : (
-        <button
-          type="button"
-          class="agui-tool-btn"
-          ref={opener}
-          aria-label="Clear conversation"
-          title="Clear the conversation"
-          disabled={empty || !live}
-          onClick={() => setConfirming(true)}
-        >
-          <Icon name="trash" />
-          <span class="agui-tool-btn-text">Clear</span>
-        </button>
-      )}
+      <ClearConversation />
+    </div>
+  );
+}
+
+/** The Clear button (disabled with nothing to clear or no kernel), which asks first: in its place,
+ * a group with the choices (clear, clear and reset the state, cancel) that Escape cancels. The
+ * focus moves into the group when it opens and back to the button when it closes, or to the
+ * message box after a clear (the button is then disabled: nothing to clear). */
+function ClearConversation() {
+  const { conn } = useView();
+  useTopics("list", "ready");
+  const [confirming, setConfirming] = useState(false);
+  const cancel = useRef<HTMLButtonElement>(null);
+  const opener = useRef<HTMLButtonElement>(null);
+  const wasConfirming = useRef(false);
+  const cleared = useRef(false);
+
+  useEffect(() => {
+    if (confirming) cancel.current?.focus();
+    else if (wasConfirming.current && cleared.current) focusMessageBox(opener.current);
+    else if (wasConfirming.current) opener.current?.focus();
+    wasConfirming.current = confirming;
+    cleared.current = false;
+  }, [confirming]);
+  const clear = (resetState: boolean) => {
+    conn.send(resetState ? { kind: "clear", resetState } : { kind: "clear" });
+    cleared.current = true;
+    setConfirming(false);
+  };
+
+  const empty = conn.mirror.messages().length === 0;
+  const live = useLive();
+  if (!confirming) {
+    return (
+      <button
+        type="button"
+        class="agui-tool-btn"
+        ref={opener}
+        aria-label="Clear conversation"
+        title="Clear the conversation"
+        disabled={empty || !live}
+        onClick={() => setConfirming(true)}
+      >
+        <Icon name="trash" />
+        <span class="agui-tool-btn-text">Clear</span>
+      </button>
+    );
+  }
+  return (
+    <div
+      class="agui-confirm"
+      role="group"
+      aria-label="Clear the conversation?"
+      onKeyDown={(e) => {
+        if (e.key === "Escape") {
+          e.preventDefault();
+          setConfirming(false);
+        }
+      }}
+    >
+      <span class="agui-confirm-text">Clear the whole conversation? The shared state is kept.</span>
+      <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(false)}>
+        Yes, clear
+      </button>
+      <button type="button" class="agui-btn agui-btn-danger agui-btn-small" onClick={() => clear(true)}>
+        Clear and reset state
+      </button>
+      <button type="button" class="agui-btn agui-btn-small" ref={cancel} onClick={() => setConfirming(false)}>
+        Cancel
+      </button>
     </div>
   );
 }

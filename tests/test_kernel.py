@@ -145,12 +145,6 @@ async def test_a_streamed_answer_travels_as_few_coalesced_events_messages(fe):
                 "consecutive deltas of one message were not merged within a batch"
             )
 
-    # At most about 35 messages a second while streaming (one batch per ~30 ms window).
-    times = [m.at for m in chat.received if _kind(m.data) == "events"]
-    if len(times) > 5:
-        rate = (len(times) - 1) / (times[-1] - times[0])
-        assert rate <= 50, f"{rate:.0f} events messages/s"
-
     # The reassembled text is the kernel's answer.
     last = await fe.evaluate("chat.messages[-1]")
     assert last["role"] == "assistant"

@@ -11,9 +11,9 @@ export function AgentPicker() {
   const names = useTrait("agent_names");
   const active = useTrait("agent_name");
   const status = useTrait("status");
+  const live = useLive(); // every hook before the early return: their number never changes
   if (names.length < 2) return null;
   const busy = status === "running" || status === "waiting";
-  const live = useLive();
   return (
     <label class="agui-agent-picker" title={busy ? "Agents can be switched once the run ends" : "Pick the agent to talk to"}>
       <span class="agui-agent-picker-text">Agent</span>

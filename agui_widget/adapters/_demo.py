@@ -3,7 +3,8 @@
 It shows every part of the protocol the widget handles, at a pace a person can follow: streamed
 Markdown, a backend tool, a frontend tool (the chat's accent colour), shared state (a to-do list
 that cells can read and change), an approval before a risky action (an interrupt), reasoning,
-progress steps and an error. ``help`` lists what it can show.
+progress steps and an error; and, given ``notebook_tools()``, the user's kernel: its variables,
+code run in it, the last error (``_demo_notebook``). ``help`` lists what it can show.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from ..inputs._tools import FrontendTool, js_tool
 from ..vocabulary._content import message_text, parse_json_text
 from ..vocabulary._custom_events import PREDICT_STATE_EVENT, SUGGESTIONS
 from ._base import AgentAdapter, Emitted, EventStream, json_patch, new_id
+from ._demo_notebook import NOTEBOOK_TOOL_NAMES, NotebookRequest, not_offered, notebook_request, notebook_summary
 
 ACCENT_TOOL = js_tool(
     "set_accent_color",
@@ -70,6 +72,10 @@ show what the chat can do. Try one of these:
 | `fail` | an **error**, to see how one is reported |
 | `tools` | lists the tools this chat gives me (yours too: `AgentChat(tools=[my_function])`) |
 | `call my_function x=1` | calls one of them with these arguments (or a JSON object) |
+| `variables` | lists your kernel's variables (give me the notebook tools: `AgentChat(tools=notebook_tools())`) |
+| `inspect df` | a summary of one variable: a DataFrame's shape, dtypes and head |
+| `run df.describe()` | runs code in your kernel as a cell would, after you approve it |
+| `what went wrong` | reads the last error and says what it means |
 | 📎 attach an image or a file | says what it received: type, size, and an image's size in pixels |
 
 Everything you see travels as AG-UI events: `chat.events` in Python holds them all."""
@@ -117,7 +123,7 @@ class DemoAgent(AgentAdapter):
         if input.resume:
             handler = self._after_approval(input, stream, messages, state)
         elif last.get("role") == "tool":
-            handler = self._after_frontend_tool(stream, last)
+            handler = self._after_frontend_tool(stream, last, messages)
         else:
             handler = self._reply(input, stream, last, state)
         async for item in handler:
@@ -133,6 +139,7 @@ class DemoAgent(AgentAdapter):
         lowered = text.lower()
         return (
             self._about_the_demo(stream, last, text, lowered)
+            or self._notebook_scenario(stream, text)
             or self._tool_scenario(stream, input, text, lowered)
             or self._todo_scenario(stream, state, text, lowered)
             or self._showcase(stream, text, lowered)
@@ -153,6 +160,15 @@ class DemoAgent(AgentAdapter):
         if not text or lowered in {"help", "?", "/help"} or "what can you" in lowered:
             return self._say(stream, HELP)
         return None
+
+    def _notebook_scenario(self, stream: EventStream, text: str) -> AsyncIterator[Emitted] | None:
+        """The kernel seen through the notebook tools: its variables, one variable, code run, the last error."""
+        request = notebook_request(text)
+        if request is None:
+            return None
+        if isinstance(request, str):
+            return self._say(stream, request)
+        return self._call_notebook_tool(stream, request)
 
     def _tool_scenario(self, stream: EventStream, input: RunAgentInput, text: str, lowered: str) -> AsyncIterator[Emitted] | None:
         """The chat's tools listed or called, a backend tool (the weather), a frontend tool (the accent)."""
@@ -272,13 +288,31 @@ class DemoAgent(AgentAdapter):
         yield stream.tool_call(name, args)
         # The run ends with the call pending; the kernel (a Python tool), the browser or the user answers it.
 
-    async def _after_frontend_tool(self, stream: EventStream, tool_message: dict[str, Any]) -> AsyncIterator[Emitted]:
+    async def _call_notebook_tool(self, stream: EventStream, request: NotebookRequest) -> AsyncIterator[Emitted]:
+        """Call one of ``notebook_tools()`` as the user asked, or say how to give it to the chat."""
+        if not stream.is_frontend_tool(request.tool):
+            offered = [name for name in NOTEBOOK_TOOL_NAMES if stream.is_frontend_tool(name)]
+            async for item in self._say(stream, not_offered(request.tool, offered)):
+                yield item
+            return
+        async for item in self._say(stream, request.intro):
+            yield item
+        yield stream.tool_call(request.tool, request.args)
+        # The run ends with the call pending; the kernel runs it (after approval when the tool asks).
+
+    async def _after_frontend_tool(
+        self, stream: EventStream, tool_message: dict[str, Any], messages: list[dict[str, Any]]
+    ) -> AsyncIterator[Emitted]:
         result = parse_json_text(tool_message.get("content"))
         error = tool_message.get("error")
+        name, args = _call_of(messages, tool_message.get("toolCallId"))
+        summary = notebook_summary(name, args, str(tool_message.get("content") or "")) if name and not error else None
         if isinstance(error, str) and error and error != "cancelled":
             text = f"The tool failed: `{_clipped(error)}`."
         elif isinstance(result, dict) and result.get("approved") is False:
             text = "You said no, so it did not run."
+        elif summary is not None:
+            text = summary
         elif isinstance(result, dict) and result.get("error"):
             text = f"Your browser could not do it: {result['error']}"
         elif isinstance(result, dict) and result.get("color"):
@@ -553,6 +587,17 @@ def _arguments_in(text: str) -> dict[str, Any]:
 def _clipped(text: str, limit: int = 400) -> str:
     text = text.replace("`", "'")
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _call_of(messages: list[dict[str, Any]], call_id: Any) -> tuple[str | None, dict[str, Any]]:
+    """The name and arguments of the tool call ``call_id`` in the transcript."""
+    for message in reversed(messages):
+        for call in message.get("toolCalls") or ():
+            if call.get("id") == call_id:
+                function = call.get("function") or {}
+                args = parse_json_text(function.get("arguments") or "{}")
+                return function.get("name"), args if isinstance(args, dict) else {}
+    return None, {}
 
 
 def _last_call_id(messages: list[dict[str, Any]], name: str) -> str | None:

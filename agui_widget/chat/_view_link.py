@@ -31,6 +31,7 @@ from ._genui import GenerativeUI, normalize_suggestions
 if TYPE_CHECKING:
     from ..wire import _requests
     from ._export import SavedOutput
+    from ._mentions import Mentions
     from ._threads import Threads
     from ._widget import AgentChat
 
@@ -65,6 +66,7 @@ class ViewLink(SessionListener):
         so there a change of the state, the transcript or the status grows ``revision``, which a
         view hands back once (docs/wire.md). Elsewhere nothing reads it, and it stays 0."""
         self._revision_due = False
+        self._mentions: Mentions | None = None
 
     def attach(self, session: Session, threads: Threads, saved: SavedOutput) -> None:
         """The session, the threads and the kept conversation now exist, and so does the chat's
@@ -341,6 +343,8 @@ class ViewLink(SessionListener):
 
     def _on_send(self, request: _requests.Send) -> None:
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
+        if parts:  # the summaries `@` attached are context, not files
+            parts = self.mentions.mark_context(parts)
         self._session.send(with_attachments(request.text, parts))
 
     def _on_stop(self, request: _requests.Stop) -> None:
@@ -397,6 +401,21 @@ class ViewLink(SessionListener):
     def _on_set_accent(self, request: _requests.SetAccent) -> None:
         self._chat.accent = request.color
 
+    @property
+    def mentions(self) -> Mentions:
+        """What ``@`` in the message box asks of the kernel, made when a view first asks."""
+        if self._mentions is None:
+            from ._mentions import Mentions
+
+            self._mentions = Mentions()
+        return self._mentions
+
+    def _on_variables(self, request: _requests.Variables) -> None:
+        self.transport.send(self.mentions.variables_answer(request.request_id))
+
+    def _on_inspect_variable(self, request: _requests.InspectVariable) -> None:
+        self.transport.send(self.mentions.variable_answer(request.request_id, request.name))
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -413,6 +432,8 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "asset": ViewLink._on_asset,
     "run_record": ViewLink._on_run_record,
     "set_accent": ViewLink._on_set_accent,
+    "variables": ViewLink._on_variables,
+    "inspect_variable": ViewLink._on_inspect_variable,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

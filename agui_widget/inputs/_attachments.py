@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..vocabulary._display import release_figure
+from ..vocabulary._marks import CONTEXT, mark_of
 from ..wire import _codec
 
 MEDIA_TYPES = ("image", "audio", "video", "document")
@@ -78,8 +79,10 @@ class AttachmentPolicy:
         return any(pattern.lower() in (mime_type, family, "*/*") for pattern in self.accept)
 
     def check(self, parts: Sequence[Mapping[str, Any]]) -> None:
-        """Raise a ValueError a user can read when ``parts`` (a message's content) break the policy."""
-        media = [part for part in parts if part.get("type") in MEDIA_TYPES]
+        """Raise a ValueError a user can read when ``parts`` (a message's content) break the policy.
+        A part marked as context the kernel made (an ``@`` mention's summary) is not a file: it is
+        not counted."""
+        media = [part for part in parts if part.get("type") in MEDIA_TYPES and mark_of(part, CONTEXT) is None]
         if not media:
             return
         if not self.enabled:

@@ -27,6 +27,10 @@ INTERNAL = "internal"
 TRUNCATED = "truncated"
 """On a tool result cut short for the view: how much was shown."""
 
+CONTEXT = "context"
+"""On a content part of a user message: context the kernel made ("variable": an ``@`` mention's
+summary), not a file the user attached, so the attachment policy does not count it."""
+
 
 def marked(**marks: Any) -> dict[str, Any]:
     """Metadata holding only these marks: ``marked(stopped=True)``."""

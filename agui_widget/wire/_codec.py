@@ -60,6 +60,8 @@ REQUEST_KINDS = frozenset(
         "asset",
         "run_record",
         "set_accent",
+        "variables",
+        "inspect_variable",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""
@@ -178,6 +180,23 @@ def run_record_message(run_id: str, recording: str | None, error: str | None) ->
 def asset_message(name: str, source: str | None, error: str | None) -> dict[str, Any]:
     """The answer to an ``asset`` request: the file's text, or why there is none."""
     return {"kind": "asset", "name": name, "source": source, "error": error}
+
+
+def variable_entry(
+    name: str, type_name: str, kind: Literal["data", "function", "class"], shape: str | None, size: int | None, secret: bool
+) -> dict[str, Any]:
+    """One of the user's variables as the ``@`` list shows it."""
+    return {"name": name, "type": type_name, "kind": kind, "shape": shape, "size": size, "secret": secret}
+
+
+def variables_message(request_id: str, variables: list[dict[str, Any]], error: str | None) -> dict[str, Any]:
+    """The answer to a ``variables`` request: the user's variables, or why there are none."""
+    return {"kind": "variables", "requestId": request_id, "variables": variables, "error": error}
+
+
+def variable_message(request_id: str, name: str, summary: str | None, error: str | None) -> dict[str, Any]:
+    """The answer to an ``inspect_variable`` request: the variable's summary, or why there is none."""
+    return {"kind": "variable", "requestId": request_id, "name": name, "summary": summary, "error": error}
 
 
 # The synced traits' entries (declared in wire/_payloads.py), built as dicts too: a chat makes them

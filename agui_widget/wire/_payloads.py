@@ -185,6 +185,42 @@ class RunRecordMessage(_Payload):
     error: str | None
 
 
+class VariableEntry(_Payload):
+    """One of the user's variables, as the `@` list shows it. A name that looks like a secret (key,
+    token, password) comes with its type alone."""
+
+    name: str
+    type: str = Field(description="its type's name (`DataFrame`, `int`, `function`)")
+    kind: Literal["data", "function", "class"]
+    shape: str | None = Field(None, description='its shape or length as text ("(3, 2)", "5 items"), when it has one')
+    size: int | None = Field(None, description="its size in memory in bytes, when known")
+    secret: bool = False
+
+
+class VariablesMessage(_Payload):
+    """The answer to a `variables` request: the user's variables (no modules, private names or
+    IPython's own), or (with `error`) why there are none, such as a chat outside IPython. Sent on
+    the comm, so every view receives it; one that did not ask (another `requestId`) ignores it."""
+
+    kind: Literal["variables"]
+    request_id: str
+    variables: list[VariableEntry]
+    error: str | None
+
+
+class VariableMessage(_Payload):
+    """The answer to an `inspect_variable` request: the variable's summary as text, bounded, or
+    (summary null) why there is none (no such variable, no namespace). A view sends the summary
+    back with the user's message as a text document named `@name`; the kernel knows the
+    summaries it gave out and takes those as context, not as files (docs/attachments.md)."""
+
+    kind: Literal["variable"]
+    request_id: str
+    name: str
+    summary: str | None
+    error: str | None
+
+
 KernelMessage = Annotated[
     SnapshotMessage
     | EventsMessage
@@ -194,7 +230,9 @@ KernelMessage = Annotated[
     | NoticeMessage
     | RenderMessage
     | AssetMessage
-    | RunRecordMessage,
+    | RunRecordMessage
+    | VariablesMessage
+    | VariableMessage,
     Field(discriminator="kind"),
 ]
 
@@ -348,3 +386,8 @@ class Marks(BaseModel):
     display: dict[str, Any] | None = Field(None, description="a rich result's MIME bundle, for the view; the model gets the text")
     internal: bool | None = Field(None, description="a step that is the framework's plumbing, not progress to show")
     truncated: dict[str, Any] | None = Field(None, description="a tool result cut short for the view: how much was shown")
+    context: str | None = Field(
+        None,
+        description='on a content part of a user message: context the kernel made, not a file ("variable": an `@` '
+        "mention's summary); the attachment policy does not count it",
+    )

@@ -150,6 +150,24 @@ class RunRecord(_Request):
     run_id: str = Field(min_length=1, max_length=200)
 
 
+class Variables(_Request):
+    """The kernel answers with a `variables` message: the user's variables (name, type, shape),
+    for the list `@` opens in the message box. Asked when the list opens, not as the user types."""
+
+    kind: Literal["variables"]
+    request_id: str = Field(min_length=1, max_length=200)
+
+
+class InspectVariable(_Request):
+    """The kernel answers with a `variable` message: the summary of one variable (a DataFrame's
+    shape, dtypes and head, an array's statistics, a repr), bounded, which the message attaches as
+    context when the user picks `@name`."""
+
+    kind: Literal["inspect_variable"]
+    request_id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -212,6 +230,8 @@ Request = Annotated[
     | SelectAgent
     | Asset
     | RunRecord
-    | SetAccent,
+    | SetAccent
+    | Variables
+    | InspectVariable,
     Field(discriminator="kind"),
 ]

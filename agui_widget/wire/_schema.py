@@ -194,7 +194,16 @@ def tables() -> dict[str, str]:
     for name, schema in defs["Traits"]["properties"].items():
         traits.append(f"| `{name}` | {_cell(_type_text(schema, defs))} | {_cell(schema.get('description', ''))} |")
     payloads = ["| payload | fields | what it is |", "|---|---|---|"]
-    for name in ("PendingTool", "PendingInterrupt", "QueuedMessage", "ToolSpec", "Suggestion", "PredictRule", "Marks"):
+    for name in (
+        "PendingTool",
+        "PendingInterrupt",
+        "QueuedMessage",
+        "ToolSpec",
+        "Suggestion",
+        "PredictRule",
+        "VariableEntry",
+        "Marks",
+    ):
         definition = defs[name]
         payloads.append(f"| {name} | {_cell(_fields(definition, defs, skip=()))} | {_cell(definition.get('description', ''))} |")
     return {

@@ -35,7 +35,7 @@ export type JsonPatchOp = JsonPatchOperation
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "KernelMessage".
  */
-export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage)
+export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage)
 /**
  * An AG-UI message as it travels (camelCase). The view needs a string id and role; the rest
  * is AG-UI's, read defensively.
@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -291,6 +291,19 @@ metadata?: unknown
 [k: string]: unknown | undefined
 }
 /**
+ * The kernel answers with a `variable` message: the summary of one variable (a DataFrame's
+ * shape, dtypes and head, an array's statistics, a repr), bounded, which the message attaches as
+ * context when the user picks `@name`.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "InspectVariableRequest".
+ */
+export interface InspectVariableRequest {
+kind: "inspect_variable"
+requestId: string
+name: string
+}
+/**
  * The whole truth; a view applies it only if `viewId` is its own or null, and ignores
  * `events`/`messages`/`state_patch` until it has one. `messages` includes what a run in progress
  * has produced so far (partial text, open tool calls), and the live events that follow continue
@@ -379,6 +392,60 @@ recording: (string | null)
 error: (string | null)
 }
 /**
+ * The answer to a `variables` request: the user's variables (no modules, private names or
+ * IPython's own), or (with `error`) why there are none, such as a chat outside IPython. Sent on
+ * the comm, so every view receives it; one that did not ask (another `requestId`) ignores it.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "VariablesMessage".
+ */
+export interface VariablesMessage {
+kind: "variables"
+requestId: string
+variables: VariableEntry[]
+error: (string | null)
+}
+/**
+ * One of the user's variables, as the `@` list shows it. A name that looks like a secret (key,
+ * token, password) comes with its type alone.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "VariableEntry".
+ */
+export interface VariableEntry {
+name: string
+/**
+ * its type's name (`DataFrame`, `int`, `function`)
+ */
+type: string
+kind: ("data" | "function" | "class")
+/**
+ * its shape or length as text ("(3, 2)", "5 items"), when it has one
+ */
+shape: (string | null)
+/**
+ * its size in memory in bytes, when known
+ */
+size: (number | null)
+secret: boolean
+}
+/**
+ * The answer to an `inspect_variable` request: the variable's summary as text, bounded, or
+ * (summary null) why there is none (no such variable, no namespace). A view sends the summary
+ * back with the user's message as a text document named `@name`; the kernel knows the
+ * summaries it gave out and takes those as context, not as files (docs/attachments.md).
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "VariableMessage".
+ */
+export interface VariableMessage {
+kind: "variable"
+requestId: string
+name: string
+summary: (string | null)
+error: (string | null)
+}
+/**
  * What agui-widget marks on messages and events, under `metadata.agui_widget`
  * (agui_widget/vocabulary/_marks.py), apart from a producer's own metadata.
  * 
@@ -410,6 +477,10 @@ internal?: (boolean | null)
 truncated?: ({
 [k: string]: unknown | undefined
 } | null)
+/**
+ * on a content part of a user message: context the kernel made, not a file ("variable": an `@` mention's summary); the attachment policy does not count it
+ */
+context?: (string | null)
 [k: string]: unknown | undefined
 }
 /**
@@ -716,6 +787,17 @@ maxFiles: number
  * all of one message's files, in bytes
  */
 maxTotalBytes: number
+}
+/**
+ * The kernel answers with a `variables` message: the user's variables (name, type, shape),
+ * for the list `@` opens in the message box. Asked when the list opens, not as the user types.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "VariablesRequest".
+ */
+export interface VariablesRequest {
+kind: "variables"
+requestId: string
 }
 /**
  * This interface was referenced by `Wire`'s JSON-Schema

@@ -36,6 +36,7 @@ from ..wire._transport import DEFAULT_WINDOW
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
 from ._predict import PredictRule, coerce_rules
+from ._shown import note_shown
 from ._threads import Threads
 from ._view_link import ViewLink
 
@@ -324,6 +325,7 @@ class AgentChat(anywidget.AnyWidget):
         if bundle is not None:
             data, metadata = bundle if isinstance(bundle, tuple) else (bundle, None)
             IPython.display.display(data, metadata=metadata, raw=True)
+        note_shown(self)
         if self._keep_conversation:
             self._saved.display()
 

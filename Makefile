@@ -17,8 +17,11 @@ VENV6      := .venv-ipykernel6
 
 setup: js/node_modules/.installed $(VENV)/.installed
 
-# The editable install runs the front-end build (hatch_build.py), so node_modules comes first.
-$(VENV)/.installed: pyproject.toml hatch_build.py js/node_modules/.installed
+# The editable install runs the front-end build (hatch_build.py), so node_modules comes first. It
+# copies the JupyterLab extension (js/labextension/) into the venv's share/jupyter, so a change to
+# that extension installs again.
+LABEXTENSION_SOURCES := $(wildcard js/labextension/src/*.ts) js/labextension/package.json js/labextension/build.mjs
+$(VENV)/.installed: pyproject.toml hatch_build.py js/node_modules/.installed $(LABEXTENSION_SOURCES)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
@@ -96,4 +99,4 @@ bench: setup
 	$(PY) benchmarks/serve_load.py
 
 clean:
-	rm -rf $(VENV) $(VENV6) js/node_modules agui_widget/static
+	rm -rf $(VENV) $(VENV6) js/node_modules agui_widget/static js/labextension/node_modules js/labextension/lib agui_widget/labextension

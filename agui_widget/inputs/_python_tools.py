@@ -13,6 +13,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -24,6 +25,15 @@ log = logging.getLogger("agui_widget")
 
 DENIED = {"approved": False, "reason": "The user denied this call; the function did not run."}
 """The answer to a call the user denied."""
+
+
+@dataclass(frozen=True)
+class ToolAnswer:
+    """A tool message a Python tool made itself: a function that returns one answers its call with
+    ``message`` (``content``, and ``metadata`` and ``error`` when it has them) as it is, as
+    ``run_python`` does to show a cell's outputs in its card and mark a failed cell as failed."""
+
+    message: Mapping[str, Any]
 
 
 def tool_message(content: Any, *, error: str | None = None) -> dict[str, Any]:
@@ -65,6 +75,8 @@ async def run_python_tool(tool: PythonTool, args_text: str) -> dict[str, Any]:
     except Exception as exc:
         log.info("agui-widget: the python tool %s raised %s", tool.name, type(exc).__name__, exc_info=True)
         return failed(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    if isinstance(result, ToolAnswer):
+        return dict(result.message)
     try:
         return tool_message(result)
     except Exception as exc:  # a value that cannot be shown or sent
@@ -105,4 +117,4 @@ def approval_of(answer: Any) -> bool:
     raise ValueError('this call waits for approval: answer True (run it) or False (deny it), or {"approved": bool}')
 
 
-__all__ = ["DENIED", "approval_of", "failed", "run_python_tool", "tool_message"]
+__all__ = ["DENIED", "ToolAnswer", "approval_of", "failed", "run_python_tool", "tool_message"]

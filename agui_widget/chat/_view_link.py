@@ -30,6 +30,7 @@ from ._genui import GenerativeUI, normalize_suggestions
 
 if TYPE_CHECKING:
     from ..wire import _requests
+    from ._code_runs import CodeRuns
     from ._export import SavedOutput
     from ._mentions import Mentions
     from ._threads import Threads
@@ -67,6 +68,7 @@ class ViewLink(SessionListener):
         view hands back once (docs/wire.md). Elsewhere nothing reads it, and it stays 0."""
         self._revision_due = False
         self._mentions: Mentions | None = None
+        self._code_runs: CodeRuns | None = None
 
     def attach(self, session: Session, threads: Threads, saved: SavedOutput) -> None:
         """The session, the threads and the kept conversation now exist, and so does the chat's
@@ -342,6 +344,8 @@ class ViewLink(SessionListener):
         self._saved.viewed = True
 
     def _on_send(self, request: _requests.Send) -> None:
+        if self._code_runs is not None:  # a message waits for the code running from a view
+            self._code_runs.check_free("sending a message")
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
         if parts:  # the summaries `@` attached are context, not files
             parts = self.mentions.mark_context(parts)
@@ -349,6 +353,8 @@ class ViewLink(SessionListener):
 
     def _on_stop(self, request: _requests.Stop) -> None:
         self._session.stop()
+        if self._code_runs is not None:
+            self._code_runs.stop()
 
     def _on_tool_result(self, request: _requests.ToolResult) -> None:
         self._session.respond(request.tool_call_id, request.result)
@@ -416,6 +422,13 @@ class ViewLink(SessionListener):
     def _on_inspect_variable(self, request: _requests.InspectVariable) -> None:
         self.transport.send(self.mentions.variable_answer(request.request_id, request.name))
 
+    def _on_run_code(self, request: _requests.RunCode) -> None:
+        if self._code_runs is None:
+            from ._code_runs import CodeRuns  # loaded with the first "Run in kernel"
+
+            self._code_runs = CodeRuns(self._session)
+        self._code_runs.start(request.code)
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -434,6 +447,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "set_accent": ViewLink._on_set_accent,
     "variables": ViewLink._on_variables,
     "inspect_variable": ViewLink._on_inspect_variable,
+    "run_code": ViewLink._on_run_code,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

@@ -31,6 +31,10 @@ CONTEXT = "context"
 """On a content part of a user message: context the kernel made ("variable": an ``@`` mention's
 summary), not a file the user attached, so the attachment policy does not count it."""
 
+CODE_RUN = "code_run"
+"""On an assistant message whose ``run_python`` call the user started from a code block ("Run in
+kernel"), not the agent: ``"running"`` while the code runs, then ``"done"``."""
+
 
 def marked(**marks: Any) -> dict[str, Any]:
     """Metadata holding only these marks: ``marked(stopped=True)``."""

@@ -62,6 +62,7 @@ REQUEST_KINDS = frozenset(
         "set_accent",
         "variables",
         "inspect_variable",
+        "run_code",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""

@@ -168,6 +168,17 @@ class InspectVariable(_Request):
     name: str = Field(min_length=1, max_length=200)
 
 
+class RunCode(_Request):
+    """The "Run in kernel" button of an answer's code block, once the user said Run: the kernel runs the
+    code as the agent's `run_python` tool does (IPython's cell machinery, output bounded) and adds
+    it to the transcript as an assistant's `run_python` call and its tool message, so the card
+    shows the output, survives a reload and the agent sees it. Refused with a `notice` while a run
+    is active or another code run is going on."""
+
+    kind: Literal["run_code"]
+    code: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -232,6 +243,7 @@ Request = Annotated[
     | RunRecord
     | SetAccent
     | Variables
-    | InspectVariable,
+    | InspectVariable
+    | RunCode,
     Field(discriminator="kind"),
 ]

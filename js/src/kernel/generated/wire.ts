@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -564,6 +564,20 @@ kind: "resume"
 interruptId: string
 status?: ("resolved" | "cancelled")
 payload?: unknown
+}
+/**
+ * The "Run in kernel" button of an answer's code block, once the user said Run: the kernel runs the
+ * code as the agent's `run_python` tool does (IPython's cell machinery, output bounded) and adds
+ * it to the transcript as an assistant's `run_python` call and its tool message, so the card
+ * shows the output, survives a reload and the agent sees it. Refused with a `notice` while a run
+ * is active or another code run is going on.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RunCodeRequest".
+ */
+export interface RunCodeRequest {
+kind: "run_code"
+code: string
 }
 /**
  * The kernel answers with a `run_record` message: one run as a recording (what was sent, what

@@ -80,6 +80,9 @@ export type {
   Suggestion,
   ToolResultRequest,
   ToolSpec,
+  VariableEntry,
+  VariableMessage,
+  VariablesMessage,
   ViewRequest,
 } from "./generated/wire";
 

@@ -7,7 +7,10 @@
  *
  * Files join the message by paste, drag and drop, or the Attach button, within the chat's
  * `attachment_policy`; each shows a preview that can be removed before sending, and a file over a
- * limit is refused with the reason. */
+ * limit is refused with the reason.
+ *
+ * `@` lists the kernel's variables; a picked one joins the message as a chip whose summary goes
+ * with it as context (./Mentions.tsx). While that list is open, its keys come first. */
 import type { RefObject } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { partOf } from "../logic/attachments";
@@ -16,6 +19,7 @@ import { AttachButton, type HeldFiles, HeldList, useFileDrop, useHeldFiles } fro
 import { useTrait } from "./hooks";
 import { KernelBanner, useLive } from "./KernelBanner";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
+import { boxAria, MentionChipList, type MentionChips, MentionList, MentionProblem, useMentionChips, useMentionPopup } from "./Mentions";
 
 type Box = RefObject<HTMLTextAreaElement | null>;
 
@@ -28,8 +32,10 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   const box = useRef<HTMLTextAreaElement>(null);
   const held = useHeldFiles(policy, box);
   const drop = useFileDrop(live, policy.enabled, held.add);
-  const send = useSend({ box, text, setText, held, live, onSent });
-  useReturnedMessages(box, setText, held);
+  const chips = useMentionChips(box, () => held.setProblem(""));
+  const popup = useMentionPopup(box, setText, chips);
+  const send = useSend({ box, text, setText, held, chips, live, onSent });
+  useReturnedMessages(box, setText, held, chips);
   const busy = live && (status === "running" || status === "waiting");
   const bannerId = `agui-kernel-${conn.viewId}`;
   const problemId = `agui-attach-problem-${conn.viewId}`;
@@ -37,7 +43,9 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   return (
     <>
       <KernelBanner id={bannerId} />
-      <HeldList files={held.files} disabled={!live} onRemove={held.remove} />
+      <HeldList files={held.files} disabled={!live} onRemove={held.remove}>
+        {chips.held.length > 0 && <MentionChipList chips={chips} disabled={!live} />}
+      </HeldList>
       {held.problem !== "" && (
         <div class="agui-attach-problem" id={problemId} role="alert">
           {held.problem}
@@ -51,6 +59,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
         onDragLeave={drop.onDragLeave}
         onDrop={drop.onDrop}
       >
+        <MentionList popup={popup} />
         <AttachButton policy={policy} live={live} add={held.add} box={box} />
         <textarea
           ref={box}
@@ -61,8 +70,15 @@ export function Composer({ onSent }: { onSent?: () => void }) {
           rows={2}
           placeholder={placeholderFor(live, busy)}
           value={text}
-          onInput={(e) => setText(e.currentTarget.value)}
-          onKeyDown={(e) => onMessageKey(e, box, live, send)}
+          {...boxAria(popup)}
+          onInput={(e) => {
+            setText(e.currentTarget.value);
+            if (live) popup.follow();
+          }}
+          onKeyDown={(e) => popup.onKey(e) || onMessageKey(e, box, live, send)}
+          onKeyUp={(e) => CARET_KEYS.has(e.key) && popup.follow()}
+          onClick={() => live && popup.follow()}
+          onBlur={popup.close}
           onPaste={drop.onPaste}
         />
         {busy ? (
@@ -78,6 +94,9 @@ export function Composer({ onSent }: { onSent?: () => void }) {
     </>
   );
 }
+
+/** Keys that move the caret into or out of a mention being typed. */
+const CARET_KEYS = new Set(["ArrowLeft", "ArrowRight", "Home", "End"]);
 
 function placeholderFor(live: boolean, busy: boolean): string {
   if (!live) return "Disconnected from the kernel";
@@ -103,35 +122,47 @@ function onMessageKey(e: KeyboardEvent, box: Box, live: boolean, send: () => Pro
   void send();
 }
 
-type Sending = { box: Box; text: string; setText: (text: string) => void; held: HeldFiles; live: boolean; onSent: (() => void) | undefined };
+type Sending = {
+  box: Box;
+  text: string;
+  setText: (text: string) => void;
+  held: HeldFiles;
+  chips: MentionChips;
+  live: boolean;
+  onSent: (() => void) | undefined;
+};
 
-/** Sends the box's text with the held files (read first), then empties the composer and follows
- * the answer. What could not be sent (the kernel went away, a file could not be read) stays. */
-function useSend({ box, text, setText, held, live, onSent }: Sending): () => Promise<void> {
+/** Sends the box's text with the held files (read first) and the held mentions' summaries, then
+ * empties the composer and follows the answer. What could not be sent (the kernel went away, a
+ * file could not be read, a mention has no summary) stays. */
+function useSend({ box, text, setText, held, chips, live, onSent }: Sending): () => Promise<void> {
   const { conn, follower } = useView();
   const sending = useRef(false);
   return async () => {
     // Read the box itself: a key press can arrive before the state update of the last input.
     const value = (box.current?.value ?? text).trim();
     const files = held.current();
-    if ((!value && files.length === 0) || !live || sending.current) {
+    const mentioned = chips.current().length > 0;
+    if ((!value && files.length === 0 && !mentioned) || !live || sending.current) {
       box.current?.focus();
       return;
     }
     sending.current = true;
     try {
-      // No await without files: Enter sends before anything else can happen.
+      // No await without files or mentions: Enter sends before anything else can happen.
       const attachments = files.length > 0 ? await Promise.all(files.map(partOf)) : [];
-      // Not sent (the kernel went away just now): the text and the files stay for the user.
-      if (!conn.sendMessage(value, files, attachments)) return;
+      const mentions = mentioned ? await chips.ready() : { parts: [], files: [] };
+      // Not sent (the kernel went away just now): the text, the files and the mentions stay for the user.
+      if (!conn.sendMessage(value, [...files, ...mentions.files], [...attachments, ...mentions.parts])) return;
     } catch (error) {
-      held.setProblem(`Could not read a file: ${String(error)}`);
+      held.setProblem(error instanceof MentionProblem ? error.message : `Could not read a file: ${String(error)}`);
       return;
     } finally {
       sending.current = false;
     }
     setText("");
     held.hold([]);
+    chips.clear();
     held.setProblem("");
     if (box.current) box.current.value = "";
     // The answer to this message is what the user wants to see next.
@@ -142,7 +173,7 @@ function useSend({ box, text, setText, held, live, onSent }: Sending): () => Pro
 
 /** A message the kernel never showed comes back into the composer, before what was typed since
  * (../kernel/outbox.ts), its files before the ones held. */
-function useReturnedMessages(box: Box, setText: (text: string) => void, held: HeldFiles): void {
+function useReturnedMessages(box: Box, setText: (text: string) => void, held: HeldFiles, chips: MentionChips): void {
   const { conn } = useView();
   useLayoutEffect(() => {
     const restore = () => {
@@ -152,7 +183,7 @@ function useReturnedMessages(box: Box, setText: (text: string) => void, held: He
       const restored = [...back.map((m) => m.text), typed].filter((t) => t.trim() !== "").join("\n\n");
       setText(restored);
       if (box.current) box.current.value = restored;
-      const files = back.flatMap((m) => m.files);
+      const files = chips.takeBack(back.flatMap((m) => m.files));
       if (files.length > 0) held.hold([...files, ...held.current()]);
     };
     restore();

@@ -1,7 +1,7 @@
 /** The files the composer holds for the next message. They join by paste, drag and drop, or the
  * Attach button, within the chat's `attachment_policy`: a file over a limit is refused with the
  * reason. Each shows a preview that can be removed before sending. */
-import type { RefObject } from "preact";
+import { type ComponentChildren, type RefObject, toChildArray } from "preact";
 import { useRef, useState } from "preact/hooks";
 import type { AttachmentPolicy } from "../kernel/wire";
 import { refusal } from "../logic/attachments";
@@ -83,14 +83,19 @@ export function useFileDrop(live: boolean, enabled: boolean, add: (files: File[]
   return { dragging, onPaste, onDragOver, onDragLeave: () => setDragging(false), onDrop };
 }
 
-/** The held files' previews, each with its Remove button; nothing when none is held. */
-export function HeldList({ files, disabled, onRemove }: { files: File[]; disabled: boolean; onRemove: (index: number) => void }) {
-  if (files.length === 0) return null;
+type HeldListProps = { files: File[]; disabled: boolean; onRemove: (index: number) => void; children?: ComponentChildren };
+
+/** The held files' previews, each with its Remove button, and after them `children` (the held
+ * mentions' chips, ./Mentions.tsx); nothing when none is held. */
+export function HeldList({ files, disabled, onRemove, children }: HeldListProps) {
+  const others = toChildArray(children).length > 0;
+  if (files.length === 0 && !others) return null;
   return (
     <div class="agui-held-list" role="list" aria-label="Attached to the next message">
       {files.map((file, i) => (
         <HeldAttachment key={`${i}:${file.name}:${file.size}`} file={file} disabled={disabled} onRemove={() => onRemove(i)} />
       ))}
+      {children}
     </div>
   );
 }

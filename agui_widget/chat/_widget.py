@@ -35,6 +35,7 @@ from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
 from ._export import SavedOutput, to_json_document, to_markdown
 from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
+from ._links import ChatLinks
 from ._predict import PredictRule, coerce_rules
 from ._shown import note_shown
 from ._threads import Threads
@@ -68,7 +69,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(anywidget.AnyWidget):
+class AgentChat(ChatLinks, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an

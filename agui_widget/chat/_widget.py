@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import os
 import pathlib
 import re
@@ -33,7 +32,8 @@ from ..stores._store import ThreadStore
 from ..vocabulary._hooks import Guard, Hook, Hooks
 from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
-from ._export import SavedOutput, to_json_document, to_markdown
+from ._export import SavedOutput
+from ._exports import ChatExports
 from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
 from ._links import ChatLinks
 from ._predict import PredictRule, coerce_rules
@@ -69,7 +69,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatLinks, anywidget.AnyWidget):
+class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -282,40 +282,6 @@ class AgentChat(ChatLinks, anywidget.AnyWidget):
     def new_thread(self, thread_id: str | None = None) -> str:
         """Start an empty thread (a fresh id unless given), switch to it, and return its id."""
         return self._threads.new_thread(thread_id)
-
-    # -- export ---------------------------------------------------------------------------------
-
-    def to_markdown(self) -> str:
-        """The conversation (and the state, when there is one) as Markdown."""
-        return to_markdown(self.messages, state=self.state)
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI), ``state``.
-
-        ``AgentChat(agent, thread_id=d["threadId"], messages=d["messages"], state=d["state"])``
-        with ``d = json.loads(text)`` continues it.
-        """
-        document = to_json_document(self.thread_id, self.messages, self.state, self._threads.agent_name)
-        return json.dumps(document, ensure_ascii=False, indent=indent)
-
-    # -- recordings -----------------------------------------------------------------------------
-
-    def to_recording(self, label: str | None = None) -> str:
-        """The runs this chat keeps (its newest 100) as a recording: what each run sent the agent
-        (its ``RunAgentInput``) and the events that came back, with their times (docs/recordings.md).
-
-        ``ReplayAgent`` plays it back with no model and no network. ``label`` says what it is,
-        e.g. which model answered; ``AgentChat(record=path)`` writes every run as it ends instead.
-        """
-        from ..pipeline._recording import recording_text
-
-        return recording_text(self._link.recording_header(label), self._session.recordings.runs)
-
-    def save_recording(self, path: str | os.PathLike[str], label: str | None = None) -> pathlib.Path:
-        """Write :meth:`to_recording` to ``path`` (replacing the file) and return the path."""
-        target = pathlib.Path(path)
-        target.write_text(self.to_recording(label), encoding="utf-8")
-        return target
 
     def _ipython_display_(self) -> None:
         """Show the chat, then an output that keeps the conversation for viewers without a kernel

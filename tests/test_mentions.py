@@ -172,3 +172,37 @@ def test_only_a_summary_the_kernel_gave_out_is_marked_as_context(monkeypatch: py
     policy.check(marked[:1])
     with pytest.raises(ValueError, match="this chat takes no attachments"):
         policy.check(marked[:2])
+
+
+# -- what a model reads of a summary ------------------------------------------------------------------
+
+SUMMARY = "df: DataFrame, 3 rows × 2 columns\nColumns (dtype):\n  city: object\n  temp: float64"
+
+
+def context_part(name: str, text: str) -> dict[str, Any]:
+    """A summary as the kernel keeps it once taken as context."""
+    part = mention_part(name, text)
+    part["metadata"]["agui_widget"] = {"context": "variable"}
+    return part
+
+
+async def test_a_langchain_model_reads_a_summary_as_text_and_a_file_as_a_file() -> None:
+    from agui_widget.adapters.langchain import LangChainAgent
+
+    from .langchain_fakes import model
+
+    fake = model("A small table of cities.")
+    chat = Captured(LangChainAgent(fake))
+    await chat.send([{"type": "text", "text": "what is in @df?"}, context_part("df", SUMMARY), mention_part("notes", "a file")])
+    content = fake.calls[0][-1].content
+    assert content[0] == {"type": "text", "text": "what is in @df?"}
+    assert content[1] == {"type": "text", "text": f"\n\n@df (context attached to this message):\n{SUMMARY}"}
+    assert content[2]["type"] == "file" and content[2]["mime_type"] == "text/plain", "a file the user attached stays a file"
+
+
+def test_a_langroid_model_reads_a_summary_in_the_messages_text_not_as_a_file() -> None:
+    from agui_widget.adapters.langroid._history import files_of, text_of
+
+    message = {"role": "user", "content": [{"type": "text", "text": "what is in @df?"}, context_part("df", SUMMARY)]}
+    assert text_of(message) == f"what is in @df?\n@df (context attached to this message):\n{SUMMARY}"
+    assert files_of(message) == []

@@ -263,6 +263,20 @@ def data_of(part: Mapping[str, Any]) -> bytes | None:
         return None
 
 
+def context_text(part: Mapping[str, Any]) -> str | None:
+    """What a model reads for a part marked as context (an ``@`` mention's summary): its name and
+    its text, as text. Providers read few documents besides PDFs (OpenAI's chat API reads no text
+    file), so context goes as text; None for any other part, or one whose text is not UTF-8."""
+    if mark_of(part, CONTEXT) is None or not str(_declared_mime(part) or "").startswith("text/"):
+        return None
+    data = data_of(part)
+    try:
+        text = data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
+        return None
+    return None if text is None else f"{label_of(part)} (context attached to this message):\n{text}"
+
+
 def size_of(part: Mapping[str, Any]) -> int:
     """An inline part's decoded size, from its base64 length (0 for a url source)."""
     source = part.get("source")
@@ -332,6 +346,7 @@ def details_of(part: Mapping[str, Any]) -> str:
 __all__ = [
     "AttachmentPolicy",
     "attachment_parts",
+    "context_text",
     "data_part",
     "describe",
     "details_of",

@@ -22,6 +22,7 @@ from langchain_core.messages import (
 )
 from pydantic import BaseModel
 
+from ...inputs._attachments import context_text
 from ...vocabulary._content import CANCELLED_TOOL_RESULT, answer_dangling_calls
 
 log = logging.getLogger("agui_widget")
@@ -110,6 +111,10 @@ def _langchain_content(content: str | Sequence[BaseModel | dict[str, Any]] | Non
         kind = data.get("type")
         if kind == "text":
             blocks.append({"type": "text", "text": data.get("text", "")})
+            continue
+        context = context_text(data)
+        if context is not None:  # an `@` mention's summary: text the model reads, not a file
+            blocks.append({"type": "text", "text": f"\n\n{context}"})
             continue
         source = data.get("source") or {}
         mime = source.get("mimeType") or data.get("mimeType")

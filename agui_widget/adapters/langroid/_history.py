@@ -35,6 +35,7 @@ from langroid.language_models.base import (
 )
 from langroid.parsing.file_attachment import FileAttachment
 
+from ...inputs._attachments import context_text
 from ...vocabulary._content import content_text
 
 Mode = Literal["tools", "functions", "json"]
@@ -64,7 +65,7 @@ def text_of(message: Mapping[str, Any]) -> str:
     if not isinstance(content, list):
         return content_text(content)
     parts = [
-        content_text([part]) if part.get("type") == "text" else _attachment_note(part)
+        content_text([part]) if part.get("type") == "text" else context_text(part) or _attachment_note(part)
         for part in content
         if isinstance(part, Mapping)
     ]
@@ -77,8 +78,8 @@ def files_of(message: Mapping[str, Any]) -> list[FileAttachment]:
     content = message.get("content")
     files: list[FileAttachment] = []
     for part in content if isinstance(content, list) else ():
-        if not isinstance(part, Mapping) or part.get("type") == "text":
-            continue
+        if not isinstance(part, Mapping) or part.get("type") == "text" or context_text(part) is not None:
+            continue  # context goes in the text (text_of)
         source = part.get("source")
         if not isinstance(source, Mapping) or source.get("type") not in ("data", "url"):
             continue

@@ -80,3 +80,19 @@ def test_a_dataframe_picked_with_at_goes_to_the_agent_as_its_summary(lab):
 
     kept = nb.run_cell('print(chat.messages[0]["content"][1]["metadata"])').text
     assert "'context': 'variable'" in kept, f"the kernel took the summary as context in a chat with no files: {kept}"
+
+
+def test_escape_closes_the_at_list_and_keeps_the_message_box(lab):
+    nb = lab.open(CELLS)
+    chat = nb.chat()
+    box = chat.message_box
+    box.click()
+    box.press_sequentially("see @")
+    variables = chat.root.get_by_role("listbox", name="Variables in the kernel")
+    expect(variables.get_by_role("option", name="@df DataFrame · (3, 2)")).to_be_visible()
+    box.press("Escape")
+    expect(variables, "Escape closes the list").to_have_count(0)
+    expect(box, "and leaves the focus in the message box").to_be_focused()
+    expect(box).to_have_value("see @")
+    box.press("Escape")
+    expect(box, "a second Escape leaves the box, as it does without the list").not_to_be_focused()

@@ -405,6 +405,8 @@ async def test_run_python_lands_in_in_and_out_runs_magics_and_shows_its_output_i
         "the figure was shown once, in the card"
     )
     assert not fe.errors, "nothing reached the front end's cells"
+    kernel_states = {entry.get("kernel") for value in chat.trait_values("pending") for entry in value or ()}
+    assert kernel_states == {"running"}, "approve=False runs without asking"
 
 
 @pytest.mark.kernel

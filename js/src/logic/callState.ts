@@ -66,6 +66,8 @@ export type CallFacts = {
   runActive: boolean;
   /** the latest RUN_FINISHED outcome */
   outcome: unknown;
+  /** the user's "Run in kernel" runs the call's code now (its message's `code_run` mark) */
+  codeRunning?: boolean;
 };
 
 export function callStateOf(f: CallFacts): CallState {
@@ -77,6 +79,7 @@ export function callStateOf(f: CallFacts): CallState {
     if (error !== "" || failureOf(f.result.content) !== "") return "failed";
     return "done";
   }
+  if (f.codeRunning) return "kernel";
   const byHandler = f.ui === "handler";
   const inKernel = f.ui === "kernel";
   if (f.pending === "interrupt") return "waiting";

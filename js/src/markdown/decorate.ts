@@ -1,8 +1,17 @@
 /**
- * What rendered Markdown gets after sanitising, built with DOM calls (never from HTML): a copy
- * button on every code block. One click listener per message element handles them all.
+ * What rendered Markdown gets after sanitising, built with DOM calls (never from HTML): a row of
+ * buttons on every code block, a copy button always, and "Insert as a cell" and "Run in kernel"
+ * on the Python blocks of an answer (./codeActions.ts). One click listener per message element
+ * handles each kind.
  */
 import { copyText } from "../util/clipboard";
+import { addCodeActions } from "./codeActions";
+
+/** What a render's code blocks get besides Copy. */
+export interface DecorateOptions {
+  /** Insert and Run on Python blocks: an assistant's answer, once the block is complete. */
+  codeActions?: boolean;
+}
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -28,17 +37,23 @@ function copyIcon(): SVGSVGElement {
   return svg;
 }
 
-/** Adds a "Copy code" button to each code block in `root`. */
-export function decorate(root: DocumentFragment | Element): void {
+/** Adds a "Copy code" button to each code block in `root`, and the code actions when asked. */
+export function decorate(root: DocumentFragment | Element, options: DecorateOptions = {}): void {
   for (const block of Array.from(root.querySelectorAll(".agui-codeblock"))) {
-    if (block.querySelector(":scope > .agui-copy-code")) continue;
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "agui-copy-code";
-    button.setAttribute("aria-label", "Copy code");
-    button.title = "Copy code";
-    button.appendChild(copyIcon());
-    block.insertBefore(button, block.firstChild);
+    let tools = block.querySelector(":scope > .agui-code-tools");
+    if (!tools) {
+      tools = document.createElement("div");
+      tools.className = "agui-code-tools";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "agui-code-tool agui-copy-code";
+      button.setAttribute("aria-label", "Copy code");
+      button.title = "Copy code";
+      button.appendChild(copyIcon());
+      tools.appendChild(button);
+      block.insertBefore(tools, block.firstChild);
+    }
+    if (options.codeActions) addCodeActions(block, tools);
   }
 }
 
@@ -48,7 +63,7 @@ export function handleCopyClicks(el: HTMLElement): () => void {
     const target = event.target as Element | null;
     const button = target?.closest?.(".agui-copy-code") as HTMLButtonElement | null;
     if (!button || !el.contains(button)) return;
-    const code = button.parentElement?.querySelector("pre")?.textContent ?? "";
+    const code = button.closest(".agui-codeblock")?.querySelector("pre")?.textContent ?? "";
     void copyText(code).then((ok) => {
       button.dataset.copied = ok ? "true" : "false";
       button.title = ok ? "Copied" : "Could not copy";

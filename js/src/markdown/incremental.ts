@@ -24,7 +24,7 @@
  * A text that is not the previous one plus more (edited, replaced, cleared) starts over.
  */
 import type { Token } from "markdown-it";
-import { decorate } from "./decorate";
+import { type DecorateOptions, decorate } from "./decorate";
 import { healTail } from "./heal";
 import { type Markdown, type RenderEnv, sharedMarkdown } from "./markdown";
 import { sanitizeToFragment } from "./sanitize";
@@ -86,9 +86,14 @@ export class IncrementalMarkdown {
   private committed = 0;
   private tail: Node[] = [];
 
+  /**
+   * `options.codeActions`: the code blocks get Insert and Run (an assistant's answer); a block
+   * gets them once complete (committed, or the message finished), never while it streams.
+   */
   constructor(
     readonly el: HTMLElement,
     private readonly md: Markdown = sharedMarkdown(),
+    private readonly options: DecorateOptions = {},
   ) {}
 
   /** Shows `text`; `streaming` says more may follow (the last block is then provisional). */
@@ -149,7 +154,7 @@ export class IncrementalMarkdown {
   }
 
   private insertCommitted(fragment: DocumentFragment): void {
-    decorate(fragment);
+    decorate(fragment, this.options);
     this.el.insertBefore(fragment, this.tail[0] ?? null);
   }
 
@@ -161,13 +166,13 @@ export class IncrementalMarkdown {
     if (shown === "") return;
     const env: RenderEnv = { streaming };
     const tokens = parsed !== null && shown === rest ? parsed : this.parse(shown, env);
-    this.showTail(this.md.renderer.render(tokens, this.md.options, env), shown);
+    this.showTail(this.md.renderer.render(tokens, this.md.options, env), shown, streaming);
     this.stats.tailRenders++;
   }
 
-  private showTail(html: string, text: string): void {
+  private showTail(html: string, text: string, streaming: boolean): void {
     const fragment = sanitizeToFragment(html, text);
-    decorate(fragment);
+    decorate(fragment, streaming ? {} : this.options);
     this.tail = Array.from(fragment.childNodes);
     this.el.appendChild(fragment);
   }
@@ -177,7 +182,7 @@ export class IncrementalMarkdown {
     this.source = text;
     const env: RenderEnv = { streaming };
     // Nothing is committed: the next update renders the whole text again.
-    this.showTail(this.md.renderer.render(this.parse(text, env), this.md.options, env), text);
+    this.showTail(this.md.renderer.render(this.parse(text, env), this.md.options, env), text, streaming);
     this.stats.fullRenders++;
   }
 }

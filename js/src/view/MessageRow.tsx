@@ -16,7 +16,7 @@ import { FoldedText } from "./Json";
 import { useLive } from "./KernelBanner";
 import { focusMessageBox } from "./focus";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
-import { Markdown } from "./Markdown";
+import { Markdown, useCodeRunHost } from "./Markdown";
 import { pure } from "./pure";
 import { FoldingText, PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
@@ -311,12 +311,13 @@ function AssistantMessage({
   const text = textOf(message.content);
   const calls = toolCallsOf(message);
   const display = displayOf(message);
+  const codeRun = useCodeRunHost();
   return (
     <div class="agui-row agui-row-assistant" data-row={message.id}>
       {label}
       {(text !== "" || (streaming && calls.length === 0)) && (
         <div class="agui-bubble agui-bubble-assistant">
-          {display !== null && !streaming ? <Bundle bundle={display} /> : <Markdown text={text} streaming={streaming} />}
+          {display !== null && !streaming ? <Bundle bundle={display} /> : <Markdown text={text} streaming={streaming} codeActions={codeRun} />}
           {wasStopped(message) && <div class="agui-stopped">stopped</div>}
         </div>
       )}

@@ -23,6 +23,7 @@ import { insertLineBreak, isComposing } from "./keys";
 import { SchemaForm } from "./SchemaForm";
 import { choiceLabel, fieldsOf } from "../logic/schema";
 import { useLive } from "./KernelBanner";
+import { CodeArgument, codeArgument } from "./CodeArgument";
 
 export const keyOf = (p: Pending) => (p.kind === "interrupt" ? `i:${p.interruptId}` : `t:${p.toolCallId}`);
 
@@ -217,6 +218,12 @@ function ConfirmCard({ entry, done, onReply, inKernel = false }: Omit<ReplyProps
     const { [asked.key]: _question, ...others } = entry.args;
     rest = Object.keys(others).length > 0 ? JSON.stringify(others) : "";
   }
+  // run_python's code is shown as code, highlighted, and the rest of its arguments as they are.
+  const code = inKernel ? codeArgument(entry.name, entry.args) : null;
+  if (code !== null && isObject(entry.args)) {
+    const { code: _code, ...others } = entry.args;
+    rest = Object.keys(others).length > 0 ? JSON.stringify(others) : "";
+  }
   return (
     <div class="agui-card" data-ui="confirm">
       <div class="agui-card-title">
@@ -229,6 +236,7 @@ function ConfirmCard({ entry, done, onReply, inKernel = false }: Omit<ReplyProps
           </>
         )}
       </div>
+      {code !== null && <CodeArgument code={code} />}
       <Args text={rest} />
       <div class="agui-actions">
         <button type="button" class="agui-btn agui-btn-primary" disabled={done} onClick={() => onReply({ approved: true }, "approved")}>

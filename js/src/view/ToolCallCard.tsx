@@ -17,6 +17,8 @@ import { argsSummary, argsValue, prettyValue } from "../logic/format";
 import { useRunner, useSubscription, useTopics, useTrait } from "./hooks";
 import { FoldedText, JsonValue } from "./Json";
 import { HandledElsewhere, PendingEntry, keyOf } from "./PendingPanel";
+import { CodeArgument, codeArgument } from "./CodeArgument";
+import { widgetMark } from "../mirror/messages";
 
 export type { CallState } from "../logic/callState";
 
@@ -59,6 +61,8 @@ type CallStatus = {
   /** the user is asked something about the call */
   awaiting: boolean;
   state: CallState;
+  /** the user's "Run in kernel" runs this call's code now */
+  codeRunning: boolean;
 };
 
 /** The transcript's latest turn holds this call (it comes after the last user message). */
@@ -88,6 +92,8 @@ function useCallStatus(call: ToolCall, streaming: boolean, result: ToolMessage |
   const awaiting = entry !== undefined && !(entry.kind === "tool" && (spec?.ui === "handler" || (spec?.ui === "kernel" && entry.kernel !== "approve")));
   // Only a call with neither a result nor a pending entry needs the transcript's turns.
   const unsettled = result === undefined && entry === undefined && !streaming;
+  const owner = conn.mirror.callOwnerOf(call.id);
+  const codeRunning = unsettled && owner !== undefined && widgetMark(conn.mirror.message(owner), "code_run") === "running";
   const state = callStateOf({
     callId: call.id,
     streaming,
@@ -106,8 +112,9 @@ function useCallStatus(call: ToolCall, streaming: boolean, result: ToolMessage |
     chatBusy: status === "running" || status === "waiting",
     runActive: conn.mirror.run.active,
     outcome: conn.mirror.run.outcome,
+    codeRunning,
   });
-  return { name, spec, entry, awaiting, state };
+  return { name, spec, entry, awaiting, state, codeRunning };
 }
 
 /** What the user is asked about a call, for a call drawn by a Python renderer. */
@@ -125,7 +132,8 @@ function failureText(result: ToolMessage | undefined): string {
 }
 
 function DefaultCard({ call, streaming, result }: CardProps) {
-  const { name, spec, entry, awaiting, state } = useCallStatus(call, streaming, result);
+  const { conn } = useView();
+  const { name, spec, entry, awaiting, state, codeRunning } = useCallStatus(call, streaming, result);
   const argsText = call.function?.arguments ?? "";
   const trimmed = argsText.trim();
   const hasArgs = trimmed !== "" && trimmed !== "{}";
@@ -133,7 +141,9 @@ function DefaultCard({ call, streaming, result }: CardProps) {
   // Arguments a Stop cut short are read as far as they go.
   const cut = state === "stopped" && value === undefined && "{[".includes(trimmed[0] ?? "");
   const partial = cut || (streaming && argsText.length <= LIVE_PARSE_LIMIT) ? parsePartialJson(argsText) : undefined;
-  const summary = hasArgs ? argsSummary(argsText, partial) : "";
+  // run_python's code is shown as code, highlighted, in place of its JSON.
+  const code = codeArgument(name, value ?? partial);
+  const summary = hasArgs && code === null ? argsSummary(argsText, partial) : "";
   const failure = state === "failed" ? failureText(result) : "";
   const label = STATE_LABEL[state];
   const showResult = result !== undefined && state !== "stopped";
@@ -150,11 +160,19 @@ function DefaultCard({ call, streaming, result }: CardProps) {
         {(state === "running" || state === "streaming" || state === "kernel") && <span class="agui-spinner" aria-hidden="true" />}
       </div>
       {failure !== "" && <div class="agui-tool-error">{failure}</div>}
+      {code !== null && !awaiting && <CodeArgument code={code} />}
+      {codeRunning && (
+        <div class="agui-actions">
+          <button type="button" class="agui-btn agui-btn-small" onClick={() => conn.send({ kind: "stop" })}>
+            Stop this code
+          </button>
+        </div>
+      )}
       {state === "elsewhere" && <HandledElsewhere toolCallId={call.id} />}
       {awaiting && entry && <PendingEntry key={keyOf(entry)} entry={entry} spec={spec} inCard />}
-      {!awaiting && (hasArgs || showResult) && (
+      {!awaiting && ((hasArgs && code === null) || showResult) && (
         <div class="agui-tool-sections">
-          {hasArgs && <ArgsSection text={argsText} streaming={streaming} value={value} partial={cut ? partial : undefined} cut={cut} />}
+          {hasArgs && code === null && <ArgsSection text={argsText} streaming={streaming} value={value} partial={cut ? partial : undefined} cut={cut} />}
           {showResult && <ResultSection result={result} failure={failure} />}
         </div>
       )}

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
 from .chat._widget import AgentChat
 from .inputs._live_context import LiveContext
+from .inputs._notebook_tools import notebook_tools
 from .inputs._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from .session._run import Run
 from .stores._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
@@ -45,6 +46,21 @@ def __getattr__(name: str) -> Any:
     return found
 
 
+def load_ipython_extension(ip: Any) -> None:
+    """``%load_ext agui_widget``: the ``%%chat`` and ``%chat`` magics and the "Ask the chat about
+    this error" button under a failing cell's traceback (:mod:`agui_widget.notebook`)."""
+    from .notebook import load_ipython_extension as load
+
+    load(ip)
+
+
+def unload_ipython_extension(ip: Any) -> None:
+    """``%unload_ext agui_widget``: takes the magics and the button out again."""
+    from .notebook import unload_ipython_extension as unload
+
+    unload(ip)
+
+
 def __dir__() -> list[str]:
     """Every public name, those loaded on first use too (for completion in a notebook)."""
     return sorted(set(globals()) | set(__all__))
@@ -78,6 +94,7 @@ __all__ = [
     "display_bundle",
     "form_tool",
     "js_tool",
+    "notebook_tools",
     "open_store",
     "python_tool",
     "steps_checklist",

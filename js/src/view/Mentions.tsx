@@ -15,6 +15,7 @@ import { askSummary, askVariables } from "../kernel/variables";
 import type { MediaPart, VariableEntry } from "../kernel/wire";
 import { describeVariable, isCallable, matching, type MentionQuery, mentionAt, mentionLabel, mentionPart, withMention } from "../logic/mentions";
 import { useView } from "./context";
+import { isComposing } from "./keys";
 
 type Box = RefObject<HTMLTextAreaElement | null>;
 
@@ -173,7 +174,7 @@ type ListActions = { move: (active: number) => void; pick: (variable: VariableEn
 /** ↑/↓ move, Enter or Tab picks, Escape closes the list (and keeps the focus in the box). With
  * nothing to pick, Enter and Tab close the list and do what they do without it. */
 function listKey(e: KeyboardEvent, list: ListNow, { move, pick, dismiss, close }: ListActions): boolean {
-  if (list.mention === null || e.altKey || e.ctrlKey || e.metaKey) return false;
+  if (list.mention === null || e.altKey || e.ctrlKey || e.metaKey || isComposing(e)) return false;
   const options = optionsOf(list);
   const count = options.length;
   const active = Math.min(list.active, count - 1);

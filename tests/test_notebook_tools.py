@@ -429,6 +429,19 @@ async def test_a_lone_result_is_its_own_bundle_and_a_failure_is_an_answer_with_i
 
 
 @pytest.mark.kernel
+async def test_with_the_extension_loaded_the_agents_failing_cell_gets_no_ask_the_chat_button(fe):
+    chat = await open_chat(fe)
+    await fe.execute("get_ipython().run_line_magic('load_ext', 'agui_widget')")
+    widgets_before = set(fe.widgets)
+    failed = await run_python(fe, chat, "1 / 0")
+    assert failed["error"] == "ZeroDivisionError: division by zero"
+    bundle = failed["metadata"]["agui_widget"]["display"]
+    assert "application/vnd.jupyter.widget-view+json" not in bundle and "Ask the chat" not in str(bundle)
+    assert set(fe.widgets) == widgets_before, "no button widget was made for the agent's own cell"
+    assert not fe.errors
+
+
+@pytest.mark.kernel
 async def test_the_cells_output_never_leaks_into_the_cell_the_front_end_is_running(fe):
     await open_chat(fe)
     code = "print('from the agent')\nfrom IPython.display import display, HTML\ndisplay(HTML('<b>agent</b>'))\n'agent result'"

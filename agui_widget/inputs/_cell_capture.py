@@ -268,6 +268,14 @@ def release(shell: Any, thread: threading.Thread) -> None:
     routes_of(shell).remove(thread)
 
 
+def in_agent_cell(shell: Any) -> bool:
+    """True on the thread of a cell the agent is running: what the shell's hooks show there would
+    land in the tool's card, not under the user's cell."""
+    with _ROUTES_LOCK:
+        routes = _ROUTES.get(id(shell))
+    return routes is not None and routes.shell is shell and routes.current() is not None
+
+
 # -- the cells the agent ran ----------------------------------------------------------------------
 
 _TOOL_CELLS: dict[int, set[int]] = {}
@@ -285,4 +293,4 @@ def is_tool_cell(shell: Any, execution_count: int) -> bool:
         return execution_count in _TOOL_CELLS.get(id(shell), ())
 
 
-__all__ = ["CellOutput", "capture", "is_tool_cell", "mark_tool_cell", "release", "strip_ansi"]
+__all__ = ["CellOutput", "capture", "in_agent_cell", "is_tool_cell", "mark_tool_cell", "release", "strip_ansi"]

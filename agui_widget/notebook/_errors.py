@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..chat._shown import chat_shown_last
 from ..inputs._attachments import data_part
+from ..inputs._cell_capture import in_agent_cell
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
@@ -145,8 +146,8 @@ class ErrorButtons:
 
     def __call__(self, result: ExecutionResult) -> None:
         error = result.error_in_exec or result.error_before_exec
-        if error is None or not _worth_asking(error):
-            return
+        if error is None or not _worth_asking(error) or in_agent_cell(self._shell):
+            return  # the agent's own cell (run_python) answers the agent with its error instead
         try:
             info = getattr(result, "info", None)
             found = cell_error(self._shell, error, str(getattr(info, "raw_cell", "") or ""))

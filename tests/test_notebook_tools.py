@@ -307,7 +307,7 @@ def test_no_tool_answers_with_more_than_max_chars(namespace, cells, printed, err
 SETUP = (
     "import asyncio, json, threading\n"
     "from agui_widget import AgentChat, DemoAgent\n"
-    "from agui_widget.inputs._notebook_tools import notebook_tools\n"
+    "from agui_widget import notebook_tools\n"
     "from agui_widget.vocabulary._marks import DISPLAY, mark_of\n"
     "def tool_answers():\n"
     "    return [m for m in chat.messages if m['role'] == 'tool']\n"

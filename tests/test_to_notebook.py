@@ -336,7 +336,7 @@ async def test_in_a_kernel_the_code_run_python_ran_is_a_cell_that_runs_again(tmp
         await fe.execute(
             "import json\n"
             "from agui_widget import AgentChat, DemoAgent\n"
-            "from agui_widget.inputs._notebook_tools import notebook_tools\n"
+            "from agui_widget import notebook_tools\n"
             "from tests.notebook_support import top_customers\n"
             "chat = AgentChat(DemoAgent(delay=0.001), tools=[*notebook_tools(approve=False), top_customers])\n"
             f"run = chat.send('call run_python ' + json.dumps({{'code': {KERNEL_CODE!r}}}))\n"

@@ -155,7 +155,10 @@ async def test_a_raising_cell_shows_its_traceback_then_the_button_which_asks_the
     assert user["role"] == "user" and answer["role"] == "assistant" and answer["content"]
     text, error, source = user["content"]
     assert text == {"type": "text", "text": "What went wrong? My cell raised ZeroDivisionError: division by zero"}
-    assert [error["metadata"], source["metadata"]] == [{"filename": "error.txt"}, {"filename": "cell.py"}]
+    assert [error["metadata"], source["metadata"]] == [
+        {"filename": "error.txt", "agui_widget": {"context": "error"}},
+        {"filename": "cell.py", "agui_widget": {"context": "cell"}},
+    ]
     assert decoded(source) == "x = 1\ny = 0\nx / y"
     report = decoded(error)
     assert report.startswith("ZeroDivisionError: division by zero\n") and "x / y" in report
@@ -184,15 +187,19 @@ async def test_the_button_says_so_when_no_chat_is_shown_and_works_once_one_is(fe
     )
 
 
-async def test_a_chat_taking_no_attachments_gets_the_texts_in_the_message(fe):
+async def test_a_chat_taking_no_attachments_still_gets_the_error_and_the_cell_as_context(fe):
     await fe.execute("%load_ext agui_widget\nfrom agui_widget import AgentChat\nchat = AgentChat(attachments=False)")
     await fe.execute("chat")
     cell = await fe.execute("def f():\n    raise KeyError('k')\nf()", check=False)
     fe.send_custom(button_of(fe, cell), {"event": "click"})
     await until_idle(fe)
-    content = await fe.evaluate("chat.messages[0]['content']")
-    assert isinstance(content, str) and content.startswith("What went wrong? My cell raised KeyError: 'k'\n\nThe error:\n\n```")
-    assert "raise KeyError('k')" in content and "The cell:\n\n```\ndef f():" in content
+    parts = await fe.evaluate("chat.messages[0]['content']")
+    assert parts[0] == {"type": "text", "text": "What went wrong? My cell raised KeyError: 'k'"}
+    assert [part["metadata"] for part in parts[1:]] == [
+        {"filename": "error.txt", "agui_widget": {"context": "error"}},
+        {"filename": "cell.py", "agui_widget": {"context": "cell"}},
+    ]
+    assert "raise KeyError('k')" in decoded(parts[1]) and decoded(parts[2]).startswith("def f():")
 
 
 async def test_ask_about_error_from_a_cell_and_no_button_for_a_usage_error_or_an_exit(fe):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..chat._shown import chat_shown_last
 from ..inputs._attachments import data_part
 from ..inputs._cell_capture import in_agent_cell
+from ..vocabulary._marks import CONTEXT, with_mark
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import ExecutionResult, InteractiveShell
@@ -70,24 +71,18 @@ class CellError:
         return f"{self.ename}: {self.evalue}\n\n{self.traceback}".rstrip() + "\n"
 
     def attachments(self) -> list[dict[str, Any]]:
-        """The error and the cell's source as AG-UI text document parts."""
-        parts = [data_part(self.error_text().encode("utf-8"), "text/plain", "error.txt")]
+        """The error and the cell's source as AG-UI text document parts, marked as context: models
+        read them as text (few providers read a text file), and no attachment policy counts them."""
+        parts = [_context_part(self.error_text(), "error.txt", "error")]
         if self.source.strip():
-            parts.append(data_part(self.source.encode("utf-8"), "text/plain", "cell.py"))
+            parts.append(_context_part(self.source, "cell.py", "cell"))
         return parts
 
-    def inline(self) -> str:
-        """The question with the texts in it, for a chat that takes no such attachments."""
-        text = f"{self.question()}\n\nThe error:\n\n{_fenced(self.error_text())}"
-        if self.source.strip():
-            text += f"\n\nThe cell:\n\n{_fenced(self.source)}"
-        return text
 
-
-def _fenced(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    fence = "`" * (longest + 1)
-    return f"{fence}\n{text.rstrip()}\n{fence}"
+def _context_part(text: str, filename: str, what: str) -> dict[str, Any]:
+    part = data_part(text.encode("utf-8"), "text/plain", filename)
+    part["metadata"] = with_mark(part.get("metadata"), CONTEXT, what)
+    return part
 
 
 def _bounded(text: str) -> str:
@@ -112,12 +107,9 @@ _last_error: list[CellError] = []
 
 
 def send_error(chat: AgentChat, error: CellError) -> Run:
-    """Send ``error`` to ``chat``: the question with the texts attached, or in the message itself
-    when the chat's attachment policy refuses them."""
-    try:
-        return chat.send(error.question(), attachments=error.attachments())
-    except ValueError:  # AgentChat(attachments=False), or a policy without text/plain
-        return chat.send(error.inline())
+    """Send ``error`` to ``chat``: the question, with the texts attached as context (which a chat
+    taking no files takes too)."""
+    return chat.send(error.question(), attachments=error.attachments())
 
 
 def ask_about_error(chat: AgentChat | None = None) -> Run:

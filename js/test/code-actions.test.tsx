@@ -102,7 +102,7 @@ describe("code actions on an answer's blocks", () => {
       const block = answerBlocks(el)[0] as HTMLElement;
       button(block, "Insert as a cell").click();
       await untilText(block, ".agui-code-note", INSERTED_NOTE);
-      assert.deepEqual(inserted, [{ index: 2, source: "print(6 * 7)\n" }], "below cell 1, the chat's");
+      assert.deepEqual(inserted, [{ index: 2, source: "print(6 * 7)" }], "below cell 1, the chat's, without the block's last line break");
       assert.equal(notebook.activeCellIndex, 2, "the new cell is the active one");
       assert.equal(seen.length, 1);
       const event = seen[0] as CustomEvent<InsertCellDetail>;
@@ -138,7 +138,7 @@ describe("code actions on an answer's blocks", () => {
     button(block, "Insert as a cell").click();
     const note = await untilText(block, ".agui-code-note", COPIED_NOTE);
     assert.equal(note.getAttribute("role"), "status", "read out to a screen reader");
-    assert.deepEqual(copied, ["x = [1, 2]\nx\n"]);
+    assert.deepEqual(copied, ["x = [1, 2]\nx"], "as a cell's source, as Insert would have put it");
   });
 });
 

@@ -47,14 +47,17 @@ function isNotebook(value: unknown): value is NotebookLike {
   return !!notebook && Array.isArray(notebook.widgets) && typeof notebook.activeCellIndex === "number" && !!notebook.model?.sharedModel;
 }
 
+/** The main area's widgets; none where the application has no such shell (Voilà's). */
 function mainWidgets(app: AppLike): WidgetLike[] {
   const widgets: WidgetLike[] = [];
+  const shell = app.shell as Partial<AppLike["shell"]> | undefined;
   try {
-    for (const widget of app.shell.widgets("main")) widgets.push(widget);
+    for (const widget of shell?.widgets?.("main") ?? []) widgets.push(widget);
   } catch {
     // a shell without that area: the current widget is all there is
   }
-  if (app.shell.currentWidget) widgets.push(app.shell.currentWidget);
+  const current = shell?.currentWidget;
+  if (current) widgets.push(current);
   return widgets;
 }
 

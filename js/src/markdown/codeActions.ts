@@ -99,6 +99,11 @@ export function codeOf(block: Element): string {
   return block.querySelector("pre")?.textContent ?? "";
 }
 
+/** A block's code as a cell's source: without the line break a block ends with. */
+export function cellSource(code: string): string {
+  return code.replace(/\n+$/, "");
+}
+
 /** Dispatches the insert event from `from`; true when a front end put the code in a cell. */
 export function insertAsCell(code: string, from: Element): boolean {
   const detail: InsertCellDetail = { code, handled: false };
@@ -128,7 +133,7 @@ export function showNote(block: Element, text: string): void {
 }
 
 async function insertOrCopy(block: Element, button: HTMLElement): Promise<void> {
-  const code = codeOf(block);
+  const code = cellSource(codeOf(block));
   if (insertAsCell(code, button)) {
     showNote(block, INSERTED_NOTE);
     return;

@@ -110,3 +110,19 @@ async def test_a_cell_awaiting_a_run_that_waits_on_the_browser(fe):
     # An awaiter outside a cell was never refused: the browser's answer reaches it on any ipykernel.
     assert await fe.evaluate("background.result()") == "finished"
     assert_clean(fe, mark)
+
+
+async def test_the_notebook_tools_run_a_cell_and_read_its_error(fe):
+    chat = await fe.create_widget(
+        "from agui_widget import AgentChat, DemoAgent, notebook_tools\n"
+        "chat = AgentChat(DemoAgent(delay=0), tools=notebook_tools(approve=False))\n"
+    )
+    assert await say(fe, chat, 'call run_python {"code": "print(\'hi\')\\nsix = 6\\nsix * 7"}') == "idle"
+    answer = await fe.evaluate("[m for m in chat.messages if m['role'] == 'tool'][-1]")
+    assert "hi" in answer["content"] and "Out[" in answer["content"] and ": 42" in answer["content"]
+    assert await fe.evaluate("[six, Out[max(Out)]]") == [6, 42], "the cell ran in the user's namespace, kept in Out"
+
+    assert await say(fe, chat, 'call run_python {"code": "{}[\'missing\']"}') == "idle"
+    failed = await fe.evaluate("[m for m in chat.messages if m['role'] == 'tool'][-1]")
+    assert failed["error"] == "KeyError: 'missing'"
+    assert not fe.errors, "the agent's traceback went to its card, not under a cell"

@@ -5,7 +5,8 @@ The main suite runs this module on ipykernel 7.x; ``make test`` runs it again in
 ``AGUI_TEST_IPYKERNEL`` naming the version that job must be on.
 
 Both must stream the demo agent's text, run a Python tool (sent from a view or awaited in a cell),
-and take a view's answer to a frontend tool. A cell awaiting a run while the browser answers needs
+run the notebook tools' cell (``run_python``) with its output captured, and take a view's answer
+to a frontend tool. A cell awaiting a run while the browser answers needs
 ipykernel 7.4, which handles comm messages while a cell awaits; on an earlier one that cell gets an
 error saying what to do, at once instead of a wait without end, and the run goes on.
 """

@@ -2,7 +2,7 @@
 the Sphinx roles some docstrings use (``:func:`name` ``) read as plain code.
 
 The public names are read from the package's sources, without importing it: ``__all__`` of
-``agui_widget``, ``agui_widget.adapters`` and ``agui_widget.teaching``, and
+``agui_widget``, ``agui_widget.adapters``, ``agui_widget.teaching`` and ``agui_widget.notebook``, and
 ``agui_widget.server.create_app``. A name counts as documented when a page of the site has the
 heading mkdocstrings makes for it (an element whose ``id`` is the name's dotted path, under the
 module or re-exported from ``agui_widget``). A name missing is a warning, which
@@ -44,7 +44,7 @@ def public_names() -> list[tuple[str, tuple[str, ...]]]:
     for name in _all_of(PACKAGE / "__init__.py"):
         if name not in NOT_HEADINGS:
             names.append((f"agui_widget.{name}", (f"agui_widget.{name}",)))
-    for module in ("adapters", "teaching"):
+    for module in ("adapters", "teaching", "notebook"):
         for name in _all_of(PACKAGE / module / "__init__.py"):
             names.append((f"agui_widget.{module}.{name}", (f"agui_widget.{module}.{name}", f"agui_widget.{name}")))
     names.append(("agui_widget.server.create_app", ("agui_widget.server.create_app",)))

@@ -21,6 +21,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
+from ..inputs._notebook_tools import DEFAULT_MAX_CHARS
 from ..vocabulary._ids import new_id
 from ..vocabulary._marks import CODE_RUN, mark_of, with_mark
 
@@ -31,8 +32,8 @@ log = logging.getLogger("agui_widget")
 
 RUN_PYTHON = "run_python"
 """The tool name the call is written under: the name of the agent's own tool for running code."""
-MAX_CHARS = 8_000
-"""The longest text the agent reads of a run's output (characters)."""
+MAX_CHARS = DEFAULT_MAX_CHARS
+"""The longest text the agent reads of a run's output (characters): as for the agent's own runs."""
 
 
 class CodeRuns:

@@ -1,11 +1,12 @@
-"""The lessons (notebooks/01_*.ipynb … 13_*.ipynb) in a real JupyterLab, in Chromium.
+"""The lessons (notebooks/01_*.ipynb … 14_*.ipynb) in a real JupyterLab, in Chromium.
 
 Each test opens one lesson: the code cells up to the one tagged ``chat`` (the cell that shows the
 lesson's chat) run first, then the test works the lesson's feature in the chat as a student would
 (clicks, forms, the state panel), checks what the kernel holds, and finally runs the lesson's
 remaining cells in the same kernel. Those cells answer from Python only what no view answered, so
 they must pass after the browser has acted, and where a lesson prints that it answered from Python,
-the test checks that the browser answered first.
+the test checks that the browser answered first. A cell tagged ``raises-exception`` (nbval's tag)
+must raise, as under nbval.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import nbformat
 import pytest
 from playwright.sync_api import JSHandle, expect
 
+from agui_widget.notebook._errors import ASK
 from tests.browser.conftest import CellResult, ChatView, NotebookPage
 from tests.browser.helpers_ui import show_panel, wait_in_kernel
 
@@ -27,8 +29,9 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 FOLLOW_UP_TIMEOUT = 15_000  # ms: the follow-up run after a frontend tool's answer or an approval
 
 
-def lesson_cells(stem: str) -> tuple[list[str], list[str]]:
-    """A lesson's code cells, split after the cell tagged ``chat`` (the one that shows the chat)."""
+def lesson_cells(stem: str) -> tuple[list[str], list[tuple[str, bool]]]:
+    """A lesson's code cells, split after the cell tagged ``chat`` (the one that shows the chat);
+    each of the rest with whether it is tagged ``raises-exception``."""
     paths = sorted(NOTEBOOKS.glob(f"{stem}*.ipynb"))
     assert len(paths) == 1, f"expected one lesson notebook named {stem}*.ipynb in notebooks/, found {paths}"
     notebook = nbformat.read(paths[0], as_version=4)
@@ -36,7 +39,8 @@ def lesson_cells(stem: str) -> tuple[list[str], list[str]]:
     tagged = [i for i, cell in enumerate(cells) if "chat" in cell.metadata.get("tags", ())]
     assert len(tagged) == 1, f"{paths[0].name}: one code cell must be tagged 'chat' (the cell showing the chat)"
     split = tagged[0] + 1
-    return [c.source for c in cells[:split]], [c.source for c in cells[split:]]
+    rest = [(c.source, "raises-exception" in c.metadata.get("tags", ())) for c in cells[split:]]
+    return [c.source for c in cells[:split]], rest
 
 
 class Lesson:
@@ -57,8 +61,14 @@ class Lesson:
         return json.loads(out.strip().splitlines()[-1])
 
     def run_rest(self) -> list[CellResult]:
-        """Runs the lesson's remaining cells, in order; fails on the first that raises."""
-        return [self.notebook.run_cell(code, timeout=90_000) for code in self.rest]
+        """Runs the lesson's remaining cells, in order; fails on the first that raises, unless it is
+        tagged ``raises-exception``: that one fails when it does not raise."""
+        cells = []
+        for code, raises in self.rest:
+            cell = self.notebook.run_cell(code, timeout=90_000, check=not raises)
+            assert not raises or cell.error is not None, f"a cell tagged raises-exception did not raise:\n{code}"
+            cells.append(cell)
+        return cells
 
 
 # Records, on every DOM change in a chat view, a JSON summary of the elements a selector matches
@@ -449,3 +459,99 @@ def test_13_notebook_functions_answer_in_the_chat_and_the_risky_one_waits_for_ap
     expect(
         lesson.chat.root.locator(".agui-bubble-user").last.get_by_role("img"), "the attached figure, in the transcript"
     ).to_be_visible()
+
+
+def cell_sources(notebook: NotebookPage) -> list[str]:
+    """The sources of the notebook's cells, as its model holds them now."""
+    return notebook.page.evaluate(
+        "p => { const cells = window.__aguiTest.panel(p).content.model.cells; const out = [];"
+        " for (let i = 0; i < cells.length; i++) out.push(cells.get(i).sharedModel.getSource()); return out; }",
+        notebook.name,
+    )
+
+
+def test_14_the_agent_reads_the_kernel_runs_code_once_approved_and_answers_a_failing_cell(lab):
+    lesson = Lesson(lab, "14_")
+    notebook, chat = lesson.notebook, lesson.chat
+    chat_cell = len(lesson_cells("14_")[0]) - 1
+
+    chat.send("what data do I have?")
+
+    listed = chat.wait_answer("harvest is a table of 12 rows × 3 columns", timeout=FOLLOW_UP_TIMEOUT)
+    assert "ORCHARD_TOKEN looks like a secret" in listed and "made-up-token" not in listed, listed
+    listing = chat.tool_card("list_variables")
+    expect(listing.locator(".agui-tool-head .agui-badge"), "the kernel ran the tool").to_have_text("done")
+
+    chat.send("look at harvest")
+    chat.wait_answer("Its columns: day (object), fruit (object), kg (float64).", timeout=FOLLOW_UP_TIMEOUT)
+
+    chat.send("what is the average kg per fruit?")
+
+    card = chat.tool_card("run_python")
+    asking = card.get_by_role("region", name="Waiting for you: run_python")
+    expect(asking, "the code, shown before it runs").to_contain_text('harvest.groupby("fruit")["kg"].mean().round(2)')
+    expect(chat.status_line).to_have_attribute("data-status", "waiting")
+    assert lesson.kernel("[cell for cell in In[:-1] if cell.startswith('harvest.groupby')]") == [], "it ran before approval"
+    asking.get_by_role("button", name="Approve", exact=True).click()
+    averages = chat.wait_answer("I ran it as In [", timeout=FOLLOW_UP_TIMEOUT)
+    assert "apple    31.19" in averages and "plum      8.81" in averages, averages
+    expect(card.locator(".agui-tool-head .agui-badge")).to_have_text("done")
+    assert lesson.kernel("[cell for cell in In if cell.startswith('harvest.groupby')]") == [
+        'harvest.groupby("fruit")["kg"].mean().round(2)'
+    ], "the approved code should be a cell of the kernel's history"
+
+    box = chat.message_box
+    box.click()
+    box.press_sequentially("what is in @harv")
+    variables = chat.root.get_by_role("listbox", name="Variables in the kernel")
+    expect(variables.get_by_role("option").first, "typing @harv lists harvest").to_contain_text("@harvest")
+    expect(variables.get_by_role("option").first).to_contain_text("DataFrame · (12, 3)")
+    box.press("Enter")
+    chip = chat.root.get_by_role("list", name="Attached to the next message").get_by_role("listitem")
+    expect(chip, "its summary came from the kernel").to_have_attribute("data-state", "ready")
+    box.press_sequentially("?")
+    box.press("Enter")
+    chat.wait_answer("From the summaries attached to your message: harvest is a DataFrame, 12 rows × 3 columns")
+    expect(chat.tool_card("inspect_variable"), "a mention needs no tool call").to_have_count(1)
+
+    lesson.cell("%load_ext agui_widget")
+    failed = notebook.run_cell('harvest["weight"].sum()', check=False)
+    assert failed.error is not None and failed.error.startswith("KeyError: 'weight'"), failed.outputs
+    notebook.page.locator(f'[id="{notebook.panel_id}"] .jp-CodeCell').last.get_by_role("button", name=ASK, exact=True).click()
+
+    explained = chat.wait_answer("harvest has no column weight", timeout=FOLLOW_UP_TIMEOUT)
+    assert "its columns were day, fruit, kg" in explained, explained
+    question = chat.user_bubbles.last
+    expect(question, "the button's question").to_contain_text("What went wrong? My cell raised KeyError: 'weight'")
+    expect(question.get_by_role("list", name="Attachments")).to_contain_text("error.txt")
+    fix = chat.assistant_texts.last.locator(".agui-codeblock")
+    expect(fix, "the fix, as a code block").to_contain_text('harvest["kg"].sum()')
+
+    fix.get_by_role("button", name="Insert as a cell", exact=True).click()
+
+    expect(fix, "the note under the block").to_contain_text("Added as a new cell below the chat")
+    notebook.page.wait_for_function(
+        "([p, i]) => { const cells = window.__aguiTest.panel(p).content.model.cells;"
+        " return cells.length > i && cells.get(i).sharedModel.getSource() !== ''; }",
+        arg=[notebook.name, chat_cell + 1],
+    )
+    sources = cell_sources(notebook)
+    assert sources[chat_cell + 1] == 'harvest["kg"].sum()', f"the cell below the chat's: {sources}"
+
+    fix.get_by_role("button", name="Run in kernel", exact=True).click()
+    fix.get_by_role("group", name="Run this code in the kernel?").get_by_role("button", name="Run", exact=True).click()
+
+    ran = chat.tool_card("run_python").last
+    expect(ran.locator(".agui-tool-head .agui-badge"), "the code ran in the kernel").to_have_text("done")
+    expect(ran, "its output in the card").to_contain_text("210.75")
+    told = lesson.kernel("chat.messages[-1]['content']")
+    assert "Out[" in told and "210.75" in told, f"what the agent reads next turn: {told!r}"
+
+    cells = lesson.run_rest()
+    approved = next(cell.text for cell in cells if "-> approve" in cell.text)
+    assert "answered from Python: run_python" in approved and "I ran it as In [" in approved, approved
+    denied = next(cell.text for cell in cells if "-> deny" in cell.text)
+    assert "rows: 12 before, 12 now; the denied code in In: False" in denied, denied
+    assert any('harvest["kg"].sum()' in cell.text for cell in cells), "the lesson's own error should be explained"
+    assert any("valid nbformat" in cell.text for cell in cells), "the conversation written as a notebook"
+    expect(notebook.chat_roots, "the lesson's two chats").to_have_count(2)

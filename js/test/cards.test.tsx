@@ -113,6 +113,22 @@ describe("the compact card", () => {
     assert.equal(hasLongText({ a: ["short"] }), false);
   });
 
+  it("shows a failed call's display (a cell's output and traceback) open, under Error", async () => {
+    const { model, el } = await connected([{ id: "u1", role: "user", content: "run it" }]);
+    const cell = '<div class="agui-cell"><pre class="agui-cell-stdout">before</pre><pre class="agui-cell-error">ZeroDivisionError: division by zero</pre></div>';
+    model.kernel({ kind: "events", events: [ev.runStarted(), ev.toolStart("c1", "run_python", "a1"), ev.toolArgs("c1", '{"code": "1 / 0"}'), ev.toolEnd("c1"), ev.runFinished()] });
+    model.kernel({
+      kind: "messages",
+      start: 2,
+      messages: [{ id: "t1", role: "tool", toolCallId: "c1", content: "In [3] failed with ZeroDivisionError", error: "ZeroDivisionError: division by zero", metadata: { agui_widget: { display: { "text/html": cell, "text/plain": "failed" } } } }],
+    });
+    await until(() => card(el, "run_python")?.querySelector(".agui-tool-result .agui-cell-error") != null, "the traceback in the card");
+    const result = card(el, "run_python").querySelector<HTMLDetailsElement>("details.agui-tool-result")!;
+    assert.equal(result.querySelector("summary")?.textContent, "Error");
+    assert.equal(result.open, true, "open: the traceback is what the user needs");
+    assert.equal(result.querySelector(".agui-cell-stdout")?.textContent, "before");
+  });
+
   it("shows the arguments a Stop cut short as partial, and reads stopped before the kernel's answer", async () => {
     const { model, el } = await connected([{ id: "u1", role: "user", content: "write" }]);
     const badges = watchBadges(el);

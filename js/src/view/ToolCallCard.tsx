@@ -203,11 +203,12 @@ function ArgsSection({ text, streaming, value, partial, cut }: ArgsProps) {
 
 function ResultSection({ result, failure }: { result: ToolMessage; failure: string }) {
   const display = displayOf(result);
-  if (display !== null && failure === "") {
-    // A chart or a table is what the call is for: shown at once.
+  if (display !== null) {
+    // A chart or a table is what the call is for: shown at once. A failed one with a display (a
+    // cell the kernel ran) shows its output and traceback the same way.
     return (
       <details class="agui-tool-section agui-tool-result" open>
-        <summary>Result</summary>
+        <summary>{failure !== "" ? "Error" : "Result"}</summary>
         <Bundle bundle={display} />
       </details>
     );

@@ -55,7 +55,10 @@ describe("the attachment policy, as the composer applies it", () => {
 
   it("reads what to show from a part: a data or https image, never a script URL", () => {
     const png = { type: "image", source: { type: "data", value: "iVBORw0KGgo=", mimeType: "image/png" }, metadata: { filename: "plot.png" } };
-    assert.deepEqual(attachmentInfo(png), { kind: "image", name: "plot.png", mimeType: "image/png", size: 8, imageSrc: "data:image/png;base64,iVBORw0KGgo=" });
+    assert.deepEqual(attachmentInfo(png), { kind: "image", name: "plot.png", mimeType: "image/png", size: 8, imageSrc: "data:image/png;base64,iVBORw0KGgo=", context: null });
+    const mention = { type: "document", source: { type: "data", value: "aGk=", mimeType: "text/plain" }, metadata: { filename: "@df", agui_widget: { context: "variable" } } };
+    assert.equal(attachmentInfo(mention)?.context, "variable", "context is told apart from a file");
+    assert.equal(attachmentInfo({ ...mention, metadata: { filename: "@df", agui_widget: { context: 3 } } })?.context, null);
     assert.equal(attachmentInfo({ type: "image", source: { type: "url", value: "https://example.org/a/cat.jpg?x=1" } })?.name, "cat.jpg");
     assert.equal(attachmentInfo({ type: "image", source: { type: "url", value: "https://example.org/cat.jpg" } })?.imageSrc, "https://example.org/cat.jpg");
     assert.equal(attachmentInfo({ type: "image", source: { type: "url", value: "javascript:alert(1)" } })?.imageSrc, null);
@@ -153,5 +156,20 @@ describe("a sent message's attachments", () => {
     assert.equal(img.getAttribute("alt"), "plot.png");
     assert.ok(img.getAttribute("src")?.startsWith("data:image/png;base64,iVBOR"));
     assert.match(bubble.querySelector(".agui-file-chip")?.textContent ?? "", /notes\.txt\s*5 B/);
+  });
+
+  it("name context as such: a mentioned variable, an error and its cell", async () => {
+    const context = (filename: string, what: string) => ({
+      type: "document",
+      source: { type: "data", value: Buffer.from("summary").toString("base64"), mimeType: "text/plain" },
+      metadata: { filename, agui_widget: { context: what } },
+    });
+    const message = { id: "u1", role: "user", content: [{ type: "text", text: "why?" }, context("@df", "variable"), context("error.txt", "error"), context("cell.py", "cell")] };
+    const { el } = await connected([message]);
+    const chips = [...el.querySelectorAll(".agui-bubble-user .agui-context-chip")];
+    assert.deepEqual(
+      chips.map((chip) => [chip.querySelector(".agui-file-kind")?.textContent, chip.querySelector(".agui-file-name")?.textContent]),
+      [["variable", "@df"], ["error", "error.txt"], ["cell", "cell.py"]],
+    );
   });
 });

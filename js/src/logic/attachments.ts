@@ -100,6 +100,8 @@ export type AttachmentInfo = {
   size: number | null;
   /** what an `<img>` may load: an inline image's data URL or an http(s) image URL; else null */
   imageSrc: string | null;
+  /** context rather than a file (`metadata.agui_widget.context`: "variable", "error", "cell"...); else null */
+  context: string | null;
 };
 
 /** Raster images only: an SVG file could carry script, so it shows as a chip. */
@@ -112,7 +114,9 @@ export function attachmentInfo(part: unknown): AttachmentInfo | null {
   const p = part as { type?: unknown; source?: unknown; metadata?: unknown };
   if (typeof p.type !== "string" || p.type === "text") return null;
   const source = (p.source && typeof p.source === "object" ? p.source : {}) as { type?: unknown; value?: unknown; mimeType?: unknown };
-  const metadata = (p.metadata && typeof p.metadata === "object" ? p.metadata : {}) as { filename?: unknown };
+  const metadata = (p.metadata && typeof p.metadata === "object" ? p.metadata : {}) as { filename?: unknown; agui_widget?: unknown };
+  const ours = (metadata.agui_widget && typeof metadata.agui_widget === "object" ? metadata.agui_widget : {}) as { context?: unknown };
+  const context = typeof ours.context === "string" && ours.context !== "" ? ours.context : null;
   const mimeType = typeof source.mimeType === "string" ? source.mimeType : "";
   const value = typeof source.value === "string" ? source.value : "";
   const inline = source.type === "data";
@@ -129,5 +133,6 @@ export function attachmentInfo(part: unknown): AttachmentInfo | null {
     mimeType,
     size: inline ? Math.floor((value.replace(/=+$/, "").length * 3) / 4) : null,
     imageSrc,
+    context,
   };
 }

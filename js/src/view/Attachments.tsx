@@ -8,8 +8,9 @@ import { ImageViewer } from "./ImageViewer";
 function Chip({ info }: { info: AttachmentInfo }) {
   const detail = [info.mimeType, info.size !== null ? humanSize(info.size) : ""].filter(Boolean).join(", ");
   return (
-    <span class="agui-file-chip" title={detail ? `${info.name} (${detail})` : info.name}>
-      <span class="agui-file-kind">{kindLabel(info.mimeType, info.kind)}</span>
+    <span class={info.context !== null ? "agui-file-chip agui-context-chip" : "agui-file-chip"} title={detail ? `${info.name} (${detail})` : info.name}>
+      {/* context (a variable's summary, an error) is named as such, as it was in the message box */}
+      <span class="agui-file-kind">{info.context ?? kindLabel(info.mimeType, info.kind)}</span>
       <span class="agui-file-name">{info.name}</span>
       {info.size !== null && <span class="agui-file-size">{humanSize(info.size)}</span>}
     </span>
@@ -42,7 +43,7 @@ function Attachment({ info }: { info: AttachmentInfo }) {
 /** How a file not yet sent shows: as the part it will be. */
 function infoOfFile(file: File, imageSrc: string | null): AttachmentInfo {
   const mimeType = mimeOf(file);
-  return { kind: mediaKind(mimeType), name: file.name || "pasted file", mimeType, size: file.size, imageSrc };
+  return { kind: mediaKind(mimeType), name: file.name || "pasted file", mimeType, size: file.size, imageSrc, context: null };
 }
 
 /** The media parts of a user message. */

@@ -160,3 +160,16 @@ async def test_a_stop_from_a_view_interrupts_the_code(fe):
     _caller, answer = await until_answered(fe, chat)
     assert answer["error"] == "the code was stopped; it was interrupted"
     assert await fe.evaluate("1 + 1") == 2, "the kernel goes on"
+
+
+async def test_from_python_a_message_is_refused_while_code_runs_and_chat_stop_interrupts_it(fe):
+    chat = await open_chat(fe)
+    fe.send_custom(chat, {"kind": "run_code", "code": "gate.set()\nwhile True:\n    pass"})
+    await fe.wait_for(lambda: any(m["messages"] for m in chat.of_kind("messages")), 10, "the call shown")
+    await until_evaluates(fe, "gate.is_set()", True)
+    refused = await fe.execute("try:\n    chat.send('hello')\nexcept RuntimeError as exc:\n    print(exc)")
+    assert "code is running in the kernel" in refused.stdout, "the call has no answer yet: no turn may start"
+    await fe.execute("chat.stop()")
+    _caller, answer = await until_answered(fe, chat)
+    assert answer["error"] == "the code was stopped; it was interrupted"
+    assert await fe.evaluate("[m['role'] for m in chat.messages]") == ["assistant", "tool"], "nothing was sent"

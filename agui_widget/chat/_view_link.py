@@ -343,18 +343,25 @@ class ViewLink(SessionListener):
         self.genui.hello()
         self._saved.viewed = True
 
+    def check_no_code_run(self, doing: str) -> None:
+        """Raise (RuntimeError) while code a view asked for runs: a turn started meanwhile would
+        send the agent a call that has no answer yet."""
+        if self._code_runs is not None:
+            self._code_runs.check_free(doing)
+
+    def stop_code_run(self) -> None:
+        if self._code_runs is not None:
+            self._code_runs.stop()
+
     def _on_send(self, request: _requests.Send) -> None:
-        if self._code_runs is not None:  # a message waits for the code running from a view
-            self._code_runs.check_free("sending a message")
+        self.check_no_code_run("sending a message")  # the message goes back to the view's box
         parts = [part.model_dump(mode="json", by_alias=True, exclude_none=True) for part in request.attachments]
         if parts:  # the summaries `@` attached are context, not files
             parts = self.mentions.mark_context(parts)
         self._session.send(with_attachments(request.text, parts))
 
     def _on_stop(self, request: _requests.Stop) -> None:
-        self._session.stop()
-        if self._code_runs is not None:
-            self._code_runs.stop()
+        self._chat.stop()
 
     def _on_tool_result(self, request: _requests.ToolResult) -> None:
         self._session.respond(request.tool_call_id, request.result)

@@ -311,6 +311,7 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
         content parts (within :attr:`attachment_policy`). ``forwarded_props`` reach this turn's
         runs as ``RunAgentInput.forwardedProps``, over the chat's own (:attr:`forwarded_props`).
         """
+        self._link.check_no_code_run("sending a message")
         parts = attachment_parts(attachments)
         if parts:
             content = with_attachments(content, parts) if isinstance(content, str) else [*content, *parts]
@@ -327,8 +328,10 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
         self._session.forwarded_props = checked_props(props, "chat.forwarded_props") or {}
 
     def stop(self) -> None:
-        """Stop the active run: what it said so far stays, closed and marked as stopped."""
+        """Stop the active run: what it said so far stays, closed and marked as stopped. Code a
+        view's "Run in kernel" is running is interrupted too."""
         self._session.stop()
+        self._link.stop_code_run()
 
     def respond(self, tool_call_id: str, result: Any = None) -> None:
         """Answer a pending frontend tool call (or approve an interrupt with ``result``); for a

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from .adapters import AgentAdapter, CallableAgent, DemoAgent, EventStream, FunctionAgent
 from .chat._widget import AgentChat
 from .inputs._live_context import LiveContext
-from .inputs._notebook_tools import notebook_tools
 from .inputs._tools import FrontendTool, PythonTool, ask_tool, confirm_tool, form_tool, js_tool, python_tool
 from .session._run import Run
 from .stores._store import MemoryThreadStore, SQLiteThreadStore, ThreadOwnedElsewhere, ThreadRecord, ThreadStore, open_store
@@ -19,17 +18,22 @@ from .vocabulary._hooks import ErrorInfo
 
 if TYPE_CHECKING:
     from .adapters import RemoteAgent, ReplayAgent
+    from .inputs._notebook_tools import notebook_tools
     from .stores._postgres import PostgresThreadStore
 
 
 def __getattr__(name: str) -> Any:
     """``__version__``, read from the installed metadata on first use: the lookup scans the
     installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``,
-    ``RemoteAgent`` and ``ReplayAgent`` on first use too."""
+    ``RemoteAgent``, ``ReplayAgent`` and ``notebook_tools`` on first use too."""
     if name == "PostgresThreadStore":  # psycopg loads only for a chat or server that uses one
         from .stores._postgres import PostgresThreadStore
 
         return PostgresThreadStore
+    if name == "notebook_tools":  # the namespace reader and the cell runner, for a chat that uses them
+        from .inputs._notebook_tools import notebook_tools
+
+        return notebook_tools
     if name in ("RemoteAgent", "ReplayAgent"):  # the HTTP client's and recordings' code, when used
         from . import adapters
 

@@ -108,3 +108,22 @@ def test_the_remote_and_replay_agents_load_when_named():
         "assert ReplayAgent.__module__ == 'agui_widget.adapters._replay'\n"
     )
     run_python(code)
+
+
+def test_the_notebook_tools_and_the_magics_load_when_used():
+    """The namespace reader, the cell runner and the IPython extension are for chats (and notebooks)
+    that use them: a chat made and run without them does not load them."""
+    code = (
+        "import asyncio, sys, agui_widget\n"
+        "lazy = ('agui_widget.inputs._notebook_tools', 'agui_widget.inputs._cell_runner', 'agui_widget.inputs._namespace',\n"
+        "        'agui_widget.notebook', 'agui_widget.chat._notebook', 'agui_widget.chat._code_runs', 'nbformat')\n"
+        "chat = agui_widget.AgentChat()\n"
+        "async def turn():\n"
+        "    return await chat.send('hello')\n"
+        "assert asyncio.run(turn()).status == 'finished'\n"
+        "assert not [m for m in lazy if m in sys.modules], [m for m in lazy if m in sys.modules]\n"
+        "assert 'notebook_tools' in dir(agui_widget)\n"
+        "from agui_widget import notebook_tools\n"
+        "assert [tool.name for tool in notebook_tools(run_code=False)] == ['list_variables', 'inspect_variable', 'cell_history', 'last_error']\n"
+    )
+    run_python(code)

@@ -96,6 +96,7 @@ bench: setup
 	$(PY) benchmarks/stream_cost.py
 	$(PY) benchmarks/state_cost.py
 	$(PY) benchmarks/run_start.py
+	$(PY) benchmarks/cell_run.py
 	$(PY) benchmarks/import_time.py
 	$(PY) benchmarks/memory.py
 	$(PY) benchmarks/serve_load.py

@@ -23,6 +23,7 @@ from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
 from agui_widget.inputs import _notebook_tools
+from agui_widget.inputs._cell_capture import STREAM_LIMIT, STREAM_TAIL, CellOutput
 from agui_widget.inputs._cell_runner import _Ran, cell_answer, run_cell_code
 from agui_widget.inputs._namespace import describe, fit, variables
 from agui_widget.inputs._notebook_tools import DEFAULT_MAX_CHARS, DEFAULT_TIMEOUT, MIN_MAX_CHARS, notebook_tools
@@ -179,6 +180,27 @@ def test_a_long_description_is_cut_with_a_visible_marker():
 
 
 # -- notebook_tools() -----------------------------------------------------------------------------
+
+
+def test_a_cells_output_keeps_its_order_its_start_and_its_end_when_it_prints_without_end():
+    output = CellOutput()
+    output.write("stdout", "a")
+    output.write("stdout", "b")
+    output.write("stderr", "warned\n")
+    output.display({"text/plain": "shown"})
+    lines = [f"{i}\n" for i in range(STREAM_LIMIT)]  # far more than is kept
+    for line in lines:
+        output.write("stdout", line)
+    items = output.snapshot()
+    assert items[:3] == [
+        ("stdout", "ab"),
+        ("stderr", "warned\n"),
+        ("display", {"data": {"text/plain": "shown"}, "display_id": None}),
+    ]
+    (_, kept), (_, note), (_, tail) = items[3:]
+    printed = "".join(lines)
+    assert kept == printed[: STREAM_LIMIT - 9] and printed.endswith(tail) and STREAM_TAIL <= len(tail) < STREAM_TAIL + 10
+    assert note == f"\n… [{len(printed) - len(kept) - len(tail):,} characters of output cut] …\n"
 
 
 def test_notebook_tools_gives_five_tools_and_run_code_false_leaves_run_python_out():

@@ -15,7 +15,9 @@ import contextlib
 import re
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable
+from itertools import groupby
 from typing import Any
 
 STREAM_LIMIT = 200_000
@@ -37,8 +39,10 @@ class CellOutput:
     def __init__(self) -> None:
         self.execution_count: int | None = None
         """The cell's number (``In[n]``), once it started."""
-        self.items: list[tuple[str, Any]] = []
-        """``("stdout" | "stderr", text)`` and ``("display", data)`` in the order they came."""
+        self._items: list[tuple[str, Any]] = []
+        """``("stdout" | "stderr", [pieces])`` and ``("display", data)`` in the order they came: a
+        stream's writes are kept as pieces, joined once in :meth:`snapshot` (a cell printing in a
+        loop makes thousands of writes, and growing one string would copy it each time)."""
         self.result: dict[str, Any] | None = None
         """The ``execute_result``'s MIME data (what ``Out[n]`` shows)."""
         self.error: tuple[type[BaseException], BaseException, list[str]] | None = None
@@ -46,7 +50,7 @@ class CellOutput:
         self.cut = 0
         """Characters of printed output dropped in the middle (past :data:`STREAM_LIMIT`)."""
         self._kept = 0
-        self._tail: list[tuple[str, str]] = []
+        self._tail: deque[tuple[str, str]] = deque()
         self._tail_chars = 0
         self._lock = threading.Lock()
 
@@ -63,17 +67,17 @@ class CellOutput:
                 self._keep_tail(stream, text)
 
     def _append(self, stream: str, text: str) -> None:
-        if self.items and self.items[-1][0] == stream:
-            self.items[-1] = (stream, self.items[-1][1] + text)
+        if self._items and self._items[-1][0] == stream:
+            self._items[-1][1].append(text)
         else:
-            self.items.append((stream, text))
+            self._items.append((stream, [text]))
 
     def _keep_tail(self, stream: str, text: str) -> None:
         self._tail.append((stream, text))
         self._tail_chars += len(text)
         while self._tail_chars - len(self._tail[0][1]) >= STREAM_TAIL:
             self.cut += len(self._tail[0][1])
-            self._tail_chars -= len(self._tail.pop(0)[1])
+            self._tail_chars -= len(self._tail.popleft()[1])
 
     def display(self, data: Any, transient: Any = None, update: bool = False) -> None:
         """A ``display()`` (an update of a display with an id replaces what it showed)."""
@@ -82,26 +86,28 @@ class CellOutput:
         display_id = transient.get("display_id") if isinstance(transient, dict) else None
         with self._lock:
             if update and display_id is not None:
-                for index, (kind, value) in enumerate(self.items):
+                for index, (kind, value) in enumerate(self._items):
                     if kind == "display" and value.get("display_id") == display_id:
-                        self.items[index] = ("display", {"data": dict(data), "display_id": display_id})
+                        self._items[index] = ("display", {"data": dict(data), "display_id": display_id})
                         return
-            self.items.append(("display", {"data": dict(data), "display_id": display_id}))
+            self._items.append(("display", {"data": dict(data), "display_id": display_id}))
 
     def clear(self) -> None:
         """``clear_output()``: what the cell showed so far goes."""
         with self._lock:
-            self.items.clear()
+            self._items.clear()
             self._tail.clear()
             self._tail_chars = self._kept = self.cut = 0
 
     def snapshot(self) -> list[tuple[str, Any]]:
-        """The items so far, the kept end of a long output included (with a note of the cut)."""
+        """``("stdout" | "stderr", text)`` and ``("display", data)`` so far, in order, the kept end
+        of a long output included (with a note of the cut); a stream's consecutive writes are one."""
         with self._lock:
-            items = list(self.items)
+            items = [(kind, "".join(value) if kind != "display" else value) for kind, value in self._items]
             if self._tail:
                 items.append(("stdout", f"\n… [{self.cut:,} characters of output cut] …\n"))
-                items.extend(self._tail)
+                for stream, pieces in groupby(self._tail, key=lambda piece: piece[0]):
+                    items.append((stream, "".join(text for _, text in pieces)))
             return items
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..vocabulary._display import strip_ansi
+
 LIST_VARIABLES = "list_variables"
 INSPECT_VARIABLE = "inspect_variable"
 RUN_PYTHON = "run_python"
@@ -39,7 +41,6 @@ _WHAT_WENT_WRONG = re.compile(
 _NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _FENCED = re.compile(r"(?s)\s*(`{3,})[^\n]*\n(.*?)\n?[ \t]*\1\s*")
 _INLINE = re.compile(r"\s*`([^`\n]+)`\s*")
-_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _EXCEPTION_LINE = re.compile(
     r"^[ \t]*([A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit|Warning|StopIteration))(?::[ \t]*(.*))?$", re.MULTILINE
 )
@@ -156,7 +157,7 @@ def _last_error(content: str) -> str:
 def exception_in(content: str) -> tuple[str, str] | None:
     """The type and message of the exception an answer reports: from the last line of a
     traceback, or from a JSON object's ``type``/``ename`` and ``message``/``evalue``."""
-    text = _ANSI.sub("", content)
+    text = strip_ansi(content)
     found = _fields_of(text)
     if found is not None:
         return found
@@ -210,7 +211,7 @@ def tip(kind: str, message: str) -> str:
 
 def fenced(text: str) -> str:
     """``text`` in a code block whose fence no run of backticks inside it can close, clipped."""
-    text = _ANSI.sub("", text)
+    text = strip_ansi(text)
     if len(text) > SHOWN_CHARS:
         text = text[:SHOWN_CHARS] + "\n… (the rest is in the tool's card)"
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)

@@ -12,7 +12,6 @@ when the last one ends.
 from __future__ import annotations
 
 import contextlib
-import re
 import sys
 import threading
 from collections import deque
@@ -20,17 +19,12 @@ from collections.abc import Callable
 from itertools import groupby
 from typing import Any
 
+from ..vocabulary._display import strip_ansi
+
 STREAM_LIMIT = 200_000
 """Characters of printed output a capture keeps from a cell's start; past them only the last
 :data:`STREAM_TAIL` are kept, so a cell printing in a loop cannot fill the kernel's memory."""
 STREAM_TAIL = 20_000
-
-_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-
-
-def strip_ansi(text: str) -> str:
-    """``text`` without terminal colour and cursor codes (IPython colours its tracebacks)."""
-    return _ANSI.sub("", text)
 
 
 class CellOutput:
@@ -299,4 +293,4 @@ def is_tool_cell(shell: Any, execution_count: int) -> bool:
         return execution_count in _TOOL_CELLS.get(id(shell), ())
 
 
-__all__ = ["CellOutput", "capture", "in_agent_cell", "is_tool_cell", "mark_tool_cell", "release", "strip_ansi"]
+__all__ = ["CellOutput", "capture", "in_agent_cell", "is_tool_cell", "mark_tool_cell", "release"]

@@ -16,7 +16,8 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import Any
 
-from ._cell_capture import is_tool_cell, strip_ansi
+from ..vocabulary._display import strip_ansi
+from ._cell_capture import is_tool_cell
 from ._namespace import fit, safe_repr
 
 CELL_PART_LIMIT = 2_000

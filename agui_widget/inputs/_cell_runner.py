@@ -20,9 +20,9 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..vocabulary._display import bundle_text, display_bundle
+from ..vocabulary._display import bundle_text, display_bundle, strip_ansi
 from ..vocabulary._marks import DISPLAY, with_mark
-from ._cell_capture import CellOutput, capture, mark_tool_cell, release, strip_ansi
+from ._cell_capture import CellOutput, capture, mark_tool_cell, release
 from ._namespace import fit, ipython_shell
 from ._python_tools import failed
 

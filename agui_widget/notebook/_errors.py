@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import sys
 import traceback
 from dataclasses import dataclass
@@ -27,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ..chat._shown import chat_shown_last
 from ..inputs._attachments import data_part
 from ..inputs._cell_capture import in_agent_cell
+from ..inputs._namespace import fit
+from ..vocabulary._display import strip_ansi
 from ..vocabulary._marks import CONTEXT, with_mark
 
 if TYPE_CHECKING:
@@ -45,8 +46,6 @@ SENT = "Sent to the chat"
 
 MAX_TEXT = 20_000
 """Characters of a traceback or a cell's source sent at most (their middle is left out)."""
-
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
 
 
 @dataclass(frozen=True)
@@ -85,21 +84,15 @@ def _context_part(text: str, filename: str, what: str) -> dict[str, Any]:
     return part
 
 
-def _bounded(text: str) -> str:
-    if len(text) <= MAX_TEXT:
-        return text
-    half = MAX_TEXT // 2
-    return f"{text[:half]}\n… {len(text) - 2 * half} characters left out …\n{text[-half:]}"
-
-
 def cell_error(shell: Any, error: BaseException, source: str) -> CellError:
     """``error`` as the chat is told about it: its traceback as ``shell`` showed it when it can
     tell (ipykernel keeps the one it sent), else as Python formats it."""
     shown = getattr(shell, "_last_traceback", None)
     text = "\n".join(str(line) for line in shown) if isinstance(shown, list) else ""
-    if type(error).__name__ not in _ANSI.sub("", text):  # not this error's: a handler of the user's showed it
+    text = strip_ansi(text)
+    if type(error).__name__ not in text:  # not this error's: a handler of the user's showed it
         text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
-    return CellError(type(error).__name__, _bounded(str(error)), _bounded(_ANSI.sub("", text)), _bounded(source))
+    return CellError(type(error).__name__, fit(str(error), MAX_TEXT), fit(text, MAX_TEXT), fit(source, MAX_TEXT))
 
 
 _last_error: list[CellError] = []

@@ -24,6 +24,7 @@ from ._marks import DISPLAY, with_mark
 log = logging.getLogger("agui_widget")
 
 _OBJECT_REPR = r"<[\w.]+ object(?: at 0x[0-9a-f]+)?>"
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 
 KNOWN_MIME_TYPES = (
     "application/vnd.vegalite.v6+json",
@@ -314,4 +315,19 @@ def _html_text(markup: str) -> str:
     return " ".join(" ".join(parts).split())
 
 
-__all__ = ["HTML", "Markdown", "bundle_text", "display_bundle", "is_rich", "render_value", "rich_output", "steps_checklist"]
+def strip_ansi(text: str) -> str:
+    """``text`` without terminal colour and cursor codes (IPython colours its tracebacks)."""
+    return _ANSI.sub("", text)
+
+
+__all__ = [
+    "HTML",
+    "Markdown",
+    "bundle_text",
+    "display_bundle",
+    "is_rich",
+    "render_value",
+    "rich_output",
+    "steps_checklist",
+    "strip_ansi",
+]

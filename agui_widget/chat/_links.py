@@ -9,12 +9,13 @@ kernel, so it works wherever the chat and the widget are shown: JupyterLab, Note
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
 import traitlets
+
+from ..vocabulary._loops import on_loop, running_loop
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -36,7 +37,7 @@ class StateLink:
         """Set while the link itself writes one side, so the other side's change is not echoed back."""
         self._rejected: Any = _NOTHING
         """The state's value the trait last refused: not tried again until the state's value changes."""
-        self._loop = _running_loop()
+        self._loop = running_loop()
         """The loop the chat's changes run on (the kernel's): a widget change that arrives on another
         thread (a kernel subshell) is carried out there."""
         self._linked = False
@@ -119,14 +120,8 @@ class StateLink:
     def _widget_changed(self, change: Mapping[str, Any]) -> None:
         if self._updating:
             return
-        loop = self._loop
-        if loop is not None and _running_loop() is not loop:  # a comm message on a kernel subshell's thread
-            try:
-                loop.call_soon_threadsafe(self._write_state_later, change["new"])
-                return
-            except RuntimeError:  # that loop is closed: no run or view can be waiting on it
-                pass
-        self._write_state(change["new"])
+        if not on_loop(self._loop, self._write_state_later, change["new"]):
+            self._write_state(change["new"])  # that loop is closed: no run or view can be waiting on it
 
     def _write_state_later(self, value: Any) -> None:
         if self._linked:  # not unlinked meanwhile
@@ -135,7 +130,7 @@ class StateLink:
     def _write_state(self, value: Any) -> None:
         """``chat.update_state({key: value})``, once the chat is not in the middle of taking a change
         from its session (an assignment then would not reach the session)."""
-        if self.chat._syncing and self._loop is not None and _running_loop() is self._loop:
+        if self.chat._syncing and self._loop is not None and running_loop() is self._loop:
             self._loop.call_soon(self._write_state_later, value)
             return
         problem = _not_json(value)
@@ -251,13 +246,6 @@ def _not_json(value: Any) -> str | None:
 def _short(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 __all__ = ["ChatLinks", "StateLink"]

@@ -23,6 +23,7 @@ from ..inputs._live_context import summaries
 from ..pipeline._eventlog import Record, revive
 from ..session._listener import SessionListener
 from ..session._session import AlreadyAnswered, Session
+from ..vocabulary._loops import on_loop, running_loop
 from ..vocabulary._state_patch import apply_patch, diff, json_copy, mirror
 from ..wire import _codec
 from ..wire._transport import BatchingTransport
@@ -55,7 +56,7 @@ class ViewLink(SessionListener):
         self.transport = BatchingTransport(chat._send_custom, window=window)
         self.genui = GenerativeUI(self.send)
         self._window = window
-        self._loop = _running_loop()
+        self._loop = running_loop()
         self._refresh_handle: asyncio.TimerHandle | object | None = None
         """The traits' refresh, when one is due: its timer, or :data:`_RIDES_THE_BATCH`."""
         self._fingerprinted: tuple[Any, int] | None = None
@@ -276,16 +277,8 @@ class ViewLink(SessionListener):
 
     def on_view_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """A custom message from a view (the widget's ``on_msg`` callback, in every front end)."""
-        # JupyterLab may deliver comm messages on a kernel subshell thread (ipykernel >= 7).
-        # Runs, futures and timers live on the loop the chat was made on: hand the request there.
-        loop = self._loop
-        if loop is not None and _running_loop() is not loop:
-            try:
-                loop.call_soon_threadsafe(self._handle_view_message, content)
-            except RuntimeError:  # that loop is closed
-                log.warning("agui-widget: a view request arrived after the kernel's loop closed")
-            return
-        self._handle_view_message(content)
+        if not on_loop(self._loop, self._handle_view_message, content):
+            log.warning("agui-widget: a view request arrived after the kernel's loop closed")
 
     def _handle_view_message(self, content: Any) -> None:
         try:
@@ -457,13 +450,6 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "run_code": ViewLink._on_run_code,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 def _still_applicable(document: Any, patch: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:

@@ -16,7 +16,6 @@ plain IPython's console, a notebook converted without its widgets) names
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sys
 import traceback
@@ -28,6 +27,7 @@ from ..inputs._attachments import data_part
 from ..inputs._cell_capture import in_agent_cell
 from ..inputs._namespace import fit
 from ..vocabulary._display import strip_ansi
+from ..vocabulary._loops import on_loop, running_loop
 from ..vocabulary._marks import CONTEXT, with_mark
 
 if TYPE_CHECKING:
@@ -175,7 +175,7 @@ class ErrorButton:
         import ipywidgets  # type: ignore[import-untyped]
 
         self.error = error
-        self._loop = _running_loop()
+        self._loop = running_loop()
         self.button = ipywidgets.Button(
             description=ASK,
             tooltip="Sends the chat shown last this error and the cell's source",
@@ -184,10 +184,7 @@ class ErrorButton:
         self.button.on_click(self._clicked)
 
     def _clicked(self, _button: Any) -> None:
-        loop = self._loop
-        if loop is not None and _running_loop() is not loop:
-            loop.call_soon_threadsafe(self.ask)
-        else:
+        if not on_loop(self._loop, self.ask):  # the kernel's loop is gone: try from here
             self.ask()
 
     def ask(self) -> None:
@@ -205,13 +202,6 @@ class ErrorButton:
         with button.hold_sync():  # one update: a view never shows it sent yet clickable
             button.description = SENT
             button.disabled = True
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
 
 
 __all__ = ["ASK", "HINT", "NO_CHAT", "SENT", "CellError", "ErrorButton", "ErrorButtons", "ask_about_error", "cell_error"]

@@ -135,7 +135,8 @@ async def test_the_outputs_the_chat_showed_are_kept(tmp_path):
 
 @pytest.mark.kernel
 async def test_run_again_in_a_kernel_the_notebook_gives_the_same_outputs(tmp_path):
-    nbclient = pytest.importorskip("nbclient")
+    import nbclient  # Jupyter's executor (nbconvert's): the notebook is run as Jupyter runs one
+
     written = nbformat.read((await analysis(tmp_path)).to_notebook(tmp_path / "review.ipynb"), as_version=4)
     again = nbformat.from_dict(json.loads(json.dumps(written)))
     client = nbclient.NotebookClient(again, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(REPO_ROOT)}})
@@ -330,7 +331,8 @@ KERNEL_CODE = "import pandas as pd\nframe = pd.DataFrame({'x': [1, 2, 3]})\nprin
 
 @pytest.mark.kernel
 async def test_in_a_kernel_the_code_run_python_ran_is_a_cell_that_runs_again(tmp_path):
-    nbclient = pytest.importorskip("nbclient")
+    import nbclient  # Jupyter's executor (nbconvert's): the notebook is run as Jupyter runs one
+
     path = tmp_path / "kernel.ipynb"
     async with FakeFrontEnd.running() as fe:
         await fe.execute(

@@ -80,6 +80,8 @@ def test_an_altair_chart_and_a_raw_vega_lite_spec_are_drawn_by_vega_without_the_
     set_lab_theme(nb.page, DARK_THEME)
     try:
         chat.send("another altair chart")
+        # The last answer already reads "Here is your chart.": wait for the new card itself.
+        expect(chat.tool_card("altair_chart"), "the second Altair chart's card").to_have_count(2)
         chat.wait_answer("Here is your chart.")
         dark_chart = chat.tool_card("altair_chart").last.locator(".agui-vega")
         expect(dark_chart).to_have_attribute("data-chart", "drawn")

@@ -32,20 +32,23 @@ const options = {
   define: { "process.env.NODE_ENV": JSON.stringify(watch ? "development" : "production") },
 };
 
-/** @type {import("esbuild").BuildOptions} */
-const vegaOptions = { ...options, entryPoints: { vega: "src/vega/draw.ts" }, sourcemap: false };
+/** Bundles the view asks the kernel for on demand (agui_widget/chat/_assets.py): name -> entry. */
+const assets = { vega: "src/vega/draw.ts" };
+/** @type {import("esbuild").BuildOptions[]} */
+const assetOptions = Object.entries(assets).map(([name, entry]) => ({ ...options, entryPoints: { [name]: entry }, sourcemap: false }));
+const assetFiles = Object.keys(assets).map((name) => `${name}.js`);
 
 mkdirSync(outdir, { recursive: true });
 
 if (watch) {
-  await esbuild.build(vegaOptions); // rarely changes: built once, not watched
+  await Promise.all(assetOptions.map((o) => esbuild.build(o))); // rarely change: built once, not watched
   const ctx = await esbuild.context(options);
   await ctx.watch();
   console.log(`watching src/ -> ${outdir}`);
 } else {
-  await Promise.all([esbuild.build(options), esbuild.build(vegaOptions)]);
-  for (const name of ["widget.js", "vega.js"]) asciiOnly(join(outdir, name));
-  for (const name of ["widget.js", "widget.css", "vega.js"]) {
+  await Promise.all([esbuild.build(options), ...assetOptions.map((o) => esbuild.build(o))]);
+  for (const name of ["widget.js", ...assetFiles]) asciiOnly(join(outdir, name));
+  for (const name of ["widget.js", "widget.css", ...assetFiles]) {
     const bytes = readFileSync(join(outdir, name));
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
     console.log(`${name}: ${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`);

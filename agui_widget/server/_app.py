@@ -21,6 +21,7 @@ from ._endpoints import Endpoints
 from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit
 from ._runs import RunLimiter, ServedRun, checked_guard
 from ._threads import open_store, store_lifespan
+from ._tools import DEFAULT_MAX_TOOL_ROUNDS, server_tools
 
 __all__ = ["DEFAULT_MAX_BODY_BYTES", "ServedAgent", "ServedRun", "create_app"]
 
@@ -41,6 +42,8 @@ def create_app(
     on_event: Hook | None = None,
     on_run_end: Hook | None = None,
     on_error: Hook | None = None,
+    tools: Sequence[Any] | None = None,
+    max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
 ) -> FastAPI:
     """A FastAPI app serving one agent, or several by name, over AG-UI (POST → SSE).
 
@@ -74,8 +77,19 @@ def create_app(
     the hooks of ``AgentChat``, called the same way (``on_run_end`` and ``on_error`` get a
     :class:`ServedRun`). A refused message gets a run that ends in ``RUN_ERROR`` with the guard's
     reason and the code ``input_refused``.
+
+    ``tools``: Python functions (or ``python_tool()``s, ``mcp_tools()``) the server runs itself,
+    offered to the agent in every run after the client's own tools. When a run ends with calls to
+    them, the server runs them, streams a ``TOOL_CALL_RESULT`` for each and runs the agent again,
+    all in the one response (one run to the client); calls to the client's tools stay pending for
+    the client. A request offering a tool of its own under one of these names gets HTTP 422. A tool
+    the page answers (confirm, ask, form, a browser handler) or one that asks for approval is
+    refused here: a server has nobody to answer or approve it. ``max_tool_rounds``: how many
+    times one request runs them and asks the agent again (10); one more ends the run with
+    ``RUN_ERROR`` (code ``tool_rounds``).
     """
     limit = check_body_limit(max_body_bytes)
+    own_tools = server_tools(tools, max_tool_rounds)
     served = served_agents(agent_or_agents, descriptions or {})
     thread_store = open_store(store)
     endpoints = Endpoints(
@@ -85,6 +99,7 @@ def create_app(
         guard=checked_guard(guard),
         hooks=Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error),
         limiter=RunLimiter(max_runs_per_user),
+        tools=own_tools,
     )
     authenticate = auth_hook(auth)
     lifespan = store_lifespan(thread_store, opened_here=thread_store is not store)  # opened here from a path: closed here

@@ -34,6 +34,7 @@ from ._response import EventStreamResponse
 from ._runs import RETRY_AFTER_SECONDS, RefusedTurn, RunLimiter, ServedRun, mark_refused, turn_content
 from ._stream import Encode, consumer_for, served_chunks
 from ._threads import owner, record_summary, save_thread, thread_refusal, threads_of
+from ._tools import ServerTools
 
 __all__ = ["Endpoints", "invalid_input"]
 
@@ -50,6 +51,7 @@ class Endpoints:
         guard: Guard | None,
         hooks: Hooks,
         limiter: RunLimiter,
+        tools: ServerTools | None = None,
     ) -> None:
         self.served = served
         self.prefix = prefix
@@ -59,6 +61,8 @@ class Endpoints:
         self.guard = guard
         self.hooks = hooks
         self.limiter = limiter
+        self.tools = tools
+        """The tools the server runs itself (``create_app(tools=...)``), offered in every run."""
         self.keep_events = hooks.on_run_end is not None or hooks.on_error is not None
         """Whether each run keeps the events it sent, for the hooks that read them."""
 
@@ -119,7 +123,13 @@ class Endpoints:
         return entry
 
     async def run_response(self, entry: ServedAgent, run_input: RunAgentInput, request: Request) -> Response:
-        """The run's stream, unless the thread is another user's (403) or the user's runs are at the limit (429)."""
+        """The run's stream, unless the request offers a tool under a server tool's name (422), the
+        thread is another user's (403) or the user's runs are at the limit (429)."""
+        if self.tools is not None:
+            clash = self.tools.clash(run_input)
+            if clash is not None:
+                return JSONResponse({"detail": clash}, status_code=422)
+            run_input = self.tools.offered(run_input)
         user = user_of(request)
         if self.store is not None and user is not None:
             thread_owner = await asyncio.to_thread(owner, self.store, run_input.thread_id)
@@ -151,6 +161,8 @@ class Endpoints:
         agent = await self.guarded(entry.agent, run)
         if run.refused is None:
             self.hooks.run_start(run_input)
+            if self.tools is not None:
+                agent = self.tools.rounds(agent, consumer)
         observe = run.refused is None and (self.keep_events or self.hooks.on_event is not None)
         encode = _observed_encoder(wire, run.event_log, self.hooks) if observe else _bytes_encoder(wire)
         response = EventStreamResponse(

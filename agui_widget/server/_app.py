@@ -78,15 +78,11 @@ def create_app(
     :class:`ServedRun`). A refused message gets a run that ends in ``RUN_ERROR`` with the guard's
     reason and the code ``input_refused``.
 
-    ``tools``: Python functions (or ``python_tool()``s, ``mcp_tools()``) the server runs itself,
-    offered to the agent in every run after the client's own tools. When a run ends with calls to
-    them, the server runs them, streams a ``TOOL_CALL_RESULT`` for each and runs the agent again,
-    all in the one response (one run to the client); calls to the client's tools stay pending for
-    the client. A request offering a tool of its own under one of these names gets HTTP 422. A tool
-    the page answers (confirm, ask, form, a browser handler) or one that asks for approval is
-    refused here: a server has nobody to answer or approve it. ``max_tool_rounds``: how many
-    times one request runs them and asks the agent again (10); one more ends the run with
-    ``RUN_ERROR`` (code ``tool_rounds``).
+    ``tools``: Python functions (``python_tool()``, ``mcp_tools()``) the server runs itself, offered
+    after the client's tools; their calls are run and the agent asked again within the one run the
+    client sees (``_tools``), at most ``max_tool_rounds`` times (then ``RUN_ERROR``, code
+    ``tool_rounds``). ``approve=True`` asks the client with an AG-UI interrupt. A request offering a
+    tool under one of their names gets HTTP 422; a tool only a page can answer is refused here.
     """
     limit = check_body_limit(max_body_bytes)
     own_tools = server_tools(tools, max_tool_rounds)

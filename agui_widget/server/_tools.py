@@ -8,6 +8,11 @@ The client sees one run: the follow-up runs' own ``RUN_STARTED`` and ``RUN_FINIS
 here, before the events reach the stream's pipeline, which holds the result to the usual framing
 rules (:func:`~agui_widget.server._stream.served_chunks`). Calls to the client's own tools stay
 pending for the client, as without server tools.
+
+A tool made with ``approve=True`` asks the client first, with an AG-UI interrupt: the run finishes
+with an ``interrupt`` outcome naming the call (``toolCallId``), and the client's next request
+answers it in ``resume`` (``{"approved": bool}``, what a chat's approval card sends). The server
+keeps nothing between the two requests: the call is in the transcript the client sends back.
 """
 
 from __future__ import annotations
@@ -15,33 +20,50 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
     EventType,
+    Interrupt,
+    ResumeEntry,
     RunAgentInput,
     RunErrorEvent,
     RunFinishedEvent,
+    RunStartedEvent,
     Tool,
     ToolCallResultEvent,
 )
-from ag_ui.core.events import RunFinishedSuccessOutcome
+from ag_ui.core.events import RunFinishedInterruptOutcome, RunFinishedSuccessOutcome
+from ag_ui.core.version import PROTOCOL_VERSION
 from pydantic import ValidationError
 
 from ..adapters import Agent
 from ..inputs._tools import PythonTool, coerce_tools
 from ..pipeline._consumer import EventConsumer
+from ..vocabulary._content import to_json_text
 from ..vocabulary._ids import new_id
 
-__all__ = ["DEFAULT_MAX_TOOL_ROUNDS", "TOOL_ROUNDS_CODE", "ServerTools", "server_tools"]
+__all__ = ["APPROVAL_REASON", "DEFAULT_MAX_TOOL_ROUNDS", "TOOL_ROUNDS_CODE", "ServerTools", "ToolRounds", "server_tools"]
 
 DEFAULT_MAX_TOOL_ROUNDS = 10
 """How many times one request runs the server's tools and asks the agent again, by default."""
 
 TOOL_ROUNDS_CODE = "tool_rounds"
 """The ``RUN_ERROR`` code of a run stopped because the agent kept calling the server's tools."""
+
+APPROVAL_REASON = "approval"
+"""The ``reason`` of the interrupt asking to approve a call (as the LangChain adapter's)."""
+
+APPROVAL_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"approved": {"type": "boolean", "description": "Run the call (true) or not (false)."}},
+    "required": ["approved"],
+}
+
+MOVED_ON = "The user sent a new message instead of answering; the function did not run."
+"""The answer to a call that asked for approval when the client's next request did not say."""
 
 
 def server_tools(tools: Iterable[Any] | None, max_rounds: int) -> ServerTools | None:
@@ -60,12 +82,6 @@ def server_tools(tools: Iterable[Any] | None, max_rounds: int) -> ServerTools | 
                 "has no page to answer it. Give it to the client instead (AgentChat(tools=[...])); a server "
                 "runs Python functions, python_tool()s and mcp_tools()."
             )
-        if tool.approve:
-            raise ValueError(
-                f"create_app(tools=...): {tool.name!r} asks for approval before each call (approve=True), and "
-                "nobody can approve a call on a server. Serve it without approve=True, or give it to the "
-                "client (AgentChat(tools=[...])), whose user approves it."
-            )
     return ServerTools(coerced, max_rounds) if coerced else None  # type: ignore[arg-type]
 
 
@@ -79,7 +95,7 @@ class ServerTools:
 
     def clash(self, run_input: RunAgentInput) -> str | None:
         """Why the request cannot run: it offers a tool of its own under a name the server's tool has."""
-        clashing = sorted({tool.name for tool in run_input.tools} & self.by_name.keys())
+        clashing = sorted({tool.name for tool in run_input.tools or ()} & self.by_name.keys())
         if not clashing:
             return None
         names = ", ".join(repr(name) for name in clashing)
@@ -90,7 +106,7 @@ class ServerTools:
 
     def offered(self, run_input: RunAgentInput) -> RunAgentInput:
         """``run_input`` with the server's tools after the client's own."""
-        return run_input.model_copy(update={"tools": [*run_input.tools, *self.specs]})
+        return run_input.model_copy(update={"tools": [*(run_input.tools or ()), *self.specs]})
 
     def rounds(self, agent: Agent, consumer: EventConsumer) -> ToolRounds:
         """``agent`` run again after each round of the server's tools, as one run (``consumer``: the
@@ -103,6 +119,17 @@ class _Call:
     id: str
     name: str | None
     args: str
+
+
+@dataclass
+class _Pending:
+    """Calls without a result, sorted: the server runs ``run``, asks about ``ask``, answers
+    ``answers`` as they are, and leaves ``theirs`` to the client."""
+
+    run: list[_Call] = field(default_factory=list)
+    ask: list[_Call] = field(default_factory=list)
+    answers: list[tuple[_Call, dict[str, Any]]] = field(default_factory=list)
+    theirs: list[_Call] = field(default_factory=list)
 
 
 class ToolRounds:
@@ -119,11 +146,28 @@ class ToolRounds:
         self.consumer = consumer
 
     async def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
-        current = input
+        """The client's run: first the answers its request brings to calls that asked for approval,
+        then the agent's rounds."""
+        opening, resume = self._opening(input)
+        if not (opening.run or opening.ask or opening.answers):
+            async for event in self._rounds(input, input, started=False):
+                yield event
+            return
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id, protocol_version=PROTOCOL_VERSION)
+        async for event in self._answer(opening):
+            yield event
+        if opening.ask:
+            yield self._asking(input, opening.ask)
+            return
+        async for event in self._rounds(input, self._next_input(input, input.run_id, resume), started=True):
+            yield event
+
+    async def _rounds(self, input: RunAgentInput, current: RunAgentInput, *, started: bool) -> AsyncIterator[BaseEvent]:
+        """The agent's runs, each after the server's tools answered the last one's calls."""
         usage: list[Any] = []
         for round_number in range(self.tools.max_rounds + 1):
             held: list[RunFinishedEvent] = []
-            agent_round = self._round(current, held, fold_start=round_number > 0)
+            agent_round = self._round(current, held, fold_start=started or round_number > 0)
             async with contextlib.aclosing(agent_round):  # a round's stream is closed before the next starts
                 async for event in agent_round:
                     yield event
@@ -131,21 +175,24 @@ class ToolRounds:
                 return  # the round failed or broke off: the pipeline frames it
             finished = held[0]
             usage.extend(finished.usage or ())
-            ours, theirs = self._pending(finished)
-            if not ours:
-                yield _as_run(finished, input, usage, rewrite=round_number > 0)
+            pending = self._pending(finished)
+            if not (pending.run or pending.ask):
+                yield _as_run(finished, input, usage, rewrite=started or round_number > 0)
                 return
             if round_number == self.tools.max_rounds:
-                for event in self._limit_reached(ours):
+                for event in self._limit_reached([*pending.run, *pending.ask]):
                     yield event
                 return
-            async for event in self._run_calls(ours):
+            async for event in self._answer(pending):
                 yield event
-            if theirs:  # the client answers its own calls; their next request carries both results
-                outcome = RunFinishedSuccessOutcome(type="success", pending_tool_call_ids=[call.id for call in theirs])
+            if pending.theirs:  # the client answers its own calls; the server asks about its own after
+                outcome = RunFinishedSuccessOutcome(type="success", pending_tool_call_ids=[c.id for c in pending.theirs])
                 yield _as_run(finished.model_copy(update={"outcome": outcome}), input, usage, rewrite=True)
                 return
-            current = self._follow_up(input)
+            if pending.ask:
+                yield self._asking(input, pending.ask, usage)
+                return
+            current = self._next_input(input, new_id("run"), None)
 
     async def _round(
         self, run_input: RunAgentInput, held: list[RunFinishedEvent], *, fold_start: bool
@@ -169,25 +216,55 @@ class ToolRounds:
             if aclose is not None:
                 await aclose()
 
-    def _pending(self, finished: RunFinishedEvent) -> tuple[list[_Call], list[_Call]]:
-        """The calls the round left without a result: the server's, then everyone else's."""
+    def _opening(self, input: RunAgentInput) -> tuple[_Pending, list[ResumeEntry]]:
+        """What the request answers before the agent runs: calls to the server's tools that asked
+        for approval, by the resume entries naming them; and the resume entries left for the agent."""
+        from ..inputs._python_tools import DENIED
+
+        entries = {entry.interrupt_id: entry for entry in input.resume or ()}
+        messages = self.consumer.messages
+        opening = _Pending()
+        moved_on = bool(messages) and messages[-1].get("role") == "user"
+        for call in _open_calls(messages):
+            tool = self.tools.by_name.get(call.name or "")
+            if tool is None or not tool.approve:
+                continue  # a call the server does not ask about is not the server's to answer now
+            entry = entries.pop(_approval_id(call.id), None)
+            if entry is not None:
+                if _approved(entry):
+                    opening.run.append(call)
+                else:
+                    opening.answers.append((call, {"content": to_json_text(DENIED)}))
+            elif moved_on:
+                opening.answers.append((call, {"content": to_json_text({"approved": False, "reason": MOVED_ON})}))
+            else:
+                opening.ask.append(call)
+        return opening, list(entries.values())
+
+    def _pending(self, finished: RunFinishedEvent) -> _Pending:
+        """The calls the round left without a result, sorted into the server's and the client's."""
         outcome = finished.outcome
         if outcome is not None and outcome.type != "success":
-            return [], []  # an interrupt or a cancelled run goes to the client as it is
+            return _Pending()  # an interrupt or a cancelled run goes to the client as it is
         if outcome is not None and outcome.pending_tool_call_ids:
-            ids = list(outcome.pending_tool_call_ids)
+            ids = set(outcome.pending_tool_call_ids)
         else:
-            ids = self.consumer.pending_tool_call_ids()  # the round's RUN_FINISHED is not consumed yet
-        messages = self.consumer.messages
-        answered = {m.get("toolCallId") for m in messages if m.get("role") == "tool"}
-        calls = [_find_call(messages, call_id) for call_id in ids if call_id not in answered]
-        ours = [call for call in calls if call.name in self.tools.by_name]
-        return ours, [call for call in calls if call.name not in self.tools.by_name]
+            ids = set(self.consumer.pending_tool_call_ids())  # the round's RUN_FINISHED is not consumed yet
+        pending = _Pending()
+        for call in _open_calls(self.consumer.messages):
+            if call.id not in ids:
+                continue
+            tool = self.tools.by_name.get(call.name or "")
+            (pending.theirs if tool is None else pending.ask if tool.approve else pending.run).append(call)
+        return pending
 
-    async def _run_calls(self, calls: list[_Call]) -> AsyncIterator[BaseEvent]:
-        """Each call run at once, its TOOL_CALL_RESULT sent as it finishes; unfinished ones are
-        cancelled if the client leaves."""
+    async def _answer(self, pending: _Pending) -> AsyncIterator[BaseEvent]:
+        """The answers given as they are, then each call run at once, its TOOL_CALL_RESULT sent as
+        it finishes; unfinished ones are cancelled if the client leaves."""
         from ..inputs._python_tools import failed, run_python_tool
+
+        for call, message in pending.answers:
+            yield _result(call.id, message)
 
         async def answer(call: _Call) -> tuple[_Call, dict[str, Any]]:
             tool = self.tools.by_name[call.name or ""]
@@ -196,7 +273,7 @@ class ToolRounds:
             except Exception as exc:  # a bug of ours: the call is still answered
                 return call, failed(f"{type(exc).__name__}: {exc}")
 
-        tasks = [asyncio.ensure_future(answer(call)) for call in calls]
+        tasks = [asyncio.ensure_future(answer(call)) for call in pending.run]
         try:
             for next_done in asyncio.as_completed(tasks):
                 call, message = await next_done
@@ -204,6 +281,25 @@ class ToolRounds:
         finally:
             for task in tasks:
                 task.cancel()
+
+    def _asking(self, input: RunAgentInput, calls: list[_Call], usage: list[Any] | None = None) -> RunFinishedEvent:
+        """The end of a run that asks the client to approve ``calls``: one interrupt each."""
+        interrupts = [
+            Interrupt(
+                id=_approval_id(call.id),
+                reason=APPROVAL_REASON,
+                message=f"Run {call.name} with {call.args or '{}'}?",
+                tool_call_id=call.id,
+                response_schema=APPROVAL_SCHEMA,
+            )
+            for call in calls
+        ]
+        return RunFinishedEvent(
+            thread_id=input.thread_id,
+            run_id=input.run_id,
+            outcome=RunFinishedInterruptOutcome(type="interrupt", interrupts=interrupts),
+            usage=usage or None,
+        )
 
     def _limit_reached(self, calls: list[_Call]) -> list[BaseEvent]:
         """The end of a run that asked for the server's tools once too often: the calls answered as
@@ -220,18 +316,33 @@ class ToolRounds:
         events.append(RunErrorEvent(message=message, code=TOOL_ROUNDS_CODE))
         return events
 
-    def _follow_up(self, input: RunAgentInput) -> RunAgentInput:
-        """The next round's input: the transcript and state so far, a run id of its own under the
-        client's run."""
+    def _next_input(self, input: RunAgentInput, run_id: str, resume: list[ResumeEntry] | None) -> RunAgentInput:
+        """The next round's input: the transcript and state so far; a follow-up has a run id of its
+        own under the client's run."""
         data = input.model_dump(mode="json", by_alias=True, exclude_none=True)
-        data.update(
-            runId=new_id("run"),
-            parentRunId=input.run_id,
-            messages=self.consumer.messages,
-            state=self.consumer.state,
-        )
-        data.pop("resume", None)  # the client's answers went to the first round
+        data.update(runId=run_id, messages=self.consumer.messages, state=self.consumer.state)
+        if run_id != input.run_id:
+            data["parentRunId"] = input.run_id
+        data.pop("resume", None)
+        if resume:
+            data["resume"] = [entry.model_dump(mode="json", by_alias=True, exclude_none=True) for entry in resume]
         return self.consumer.outgoing_input(data)
+
+
+def _approval_id(call_id: str) -> str:
+    return f"approval-{call_id}"
+
+
+def _approved(entry: ResumeEntry) -> bool:
+    """A resume entry approving a call: resolved, with ``{"approved": true}`` (or ``true``)."""
+    from ..inputs._python_tools import approval_of
+
+    if entry.status != "resolved":
+        return False
+    try:
+        return approval_of(entry.payload)
+    except ValueError:
+        return False
 
 
 def _type_of(event: Any) -> Any:
@@ -250,7 +361,7 @@ def _finished(event: Any) -> RunFinishedEvent | None:
 
 def _as_run(finished: RunFinishedEvent, input: RunAgentInput, usage: list[Any], *, rewrite: bool) -> RunFinishedEvent:
     """The RUN_FINISHED the client gets: the last round's, as the client's own run, with every
-    round's token usage (unchanged when the first round was the only one)."""
+    round's token usage (unchanged when the agent's first run was the only one)."""
     if not rewrite:
         return finished
     return finished.model_copy(update={"thread_id": input.thread_id, "run_id": input.run_id, "usage": usage or None})
@@ -266,10 +377,13 @@ def _result(call_id: str, message: dict[str, Any]) -> ToolCallResultEvent:
     )
 
 
-def _find_call(messages: list[dict[str, Any]], call_id: str) -> _Call:
-    for message in reversed(messages):
+def _open_calls(messages: list[dict[str, Any]]) -> list[_Call]:
+    """The tool calls in ``messages`` that no tool message answers, in order."""
+    answered = {message.get("toolCallId") for message in messages if message.get("role") == "tool"}
+    calls: list[_Call] = []
+    for message in messages:
         for call in message.get("toolCalls") or ():
-            if call.get("id") == call_id:
+            if call.get("id") not in answered:
                 function = call.get("function") or {}
-                return _Call(call_id, function.get("name"), function.get("arguments") or "")
-    return _Call(call_id, None, "")
+                calls.append(_Call(call.get("id"), function.get("name"), function.get("arguments") or ""))
+    return calls

@@ -68,6 +68,7 @@ show what the chat can do. Try one of these:
 | `write a document about tea` | **predictive state**: `state["document"]` follows the streamed tool arguments |
 | `ask a sub-agent` | a **sub-agent** at work, shown nested |
 | `activity` | an **activity** card updated as it goes |
+| `a2ui` | an **A2UI surface**: a form the agent drew; submit it and the agent gets the values |
 | `suggest` | **suggestions** for what to say next, as chips |
 | `fail` | an **error**, to see how one is reported |
 | `tools` | lists the tools this chat gives me (yours too: `AgentChat(tools=[my_function])`) |
@@ -120,7 +121,10 @@ class DemoAgent(AgentAdapter):
         messages = [m.model_dump(mode="json", by_alias=True) for m in input.messages]
         state = input.state if isinstance(input.state, dict) else {}
         last = messages[-1] if messages else {}
-        if input.resume:
+        action = submitted_action(input.forwarded_props)
+        if action is not None:
+            handler = self._say(stream, _action_answer(action))
+        elif input.resume:
             handler = self._after_approval(input, stream, messages, state)
         elif last.get("role") == "tool":
             handler = self._after_frontend_tool(stream, last, messages)
@@ -213,6 +217,8 @@ class DemoAgent(AgentAdapter):
             return self._rich_tool(stream, "make_table", _table)
         if "sub-agent" in lowered or "subagent" in lowered or "delegate" in lowered:
             return self._subagent(stream)
+        if "a2ui" in lowered:
+            return self._a2ui_form(stream)
         if "activity" in lowered:
             return self._activity(stream)
         if "suggest" in lowered:
@@ -515,6 +521,19 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "Indexed 3 files (an activity card showed the progress)."):
             yield item
 
+    async def _a2ui_form(self, stream: EventStream) -> AsyncIterator[Emitted]:
+        """A form as an A2UI surface, in the ``ACTIVITY_SNAPSHOT`` that ``@ag-ui/a2ui-middleware``
+        makes of a tool's ``{"a2ui_operations": [...]}`` result."""
+        call_id = new_id("call")
+        yield ActivitySnapshotEvent(
+            message_id=f"a2ui-surface-{call_id}",
+            activity_type=A2UI_ACTIVITY,
+            content={"a2ui_operations": a2ui_form(f"demo-form-{call_id[-8:]}")},
+            replace=True,
+        )
+        async for item in self._say(stream, "Here is a form drawn with **A2UI**: fill it in and press **Submit**."):
+            yield item
+
     async def _suggest(self, stream: EventStream) -> AsyncIterator[Emitted]:
         async for item in self._say(stream, "Here are a few things to try next:"):
             yield item
@@ -531,6 +550,63 @@ class DemoAgent(AgentAdapter):
         async for item in self._say(stream, "About to fail on purpose"):
             yield item
         raise RuntimeError("the demo agent failed on purpose (you asked it to)")
+
+
+A2UI_ACTIVITY = "a2ui-surface"
+A2UI_BASIC_CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+"""The id under which A2UI's renderers register the basic catalogue (v0.9)."""
+
+
+def a2ui_form(surface_id: str) -> list[dict[str, Any]]:
+    """The demo's form as A2UI v0.9 messages (plain dicts: the demo needs no A2UI library): a text
+    field, a choice and a Submit button whose action carries both values."""
+    v = "v0.9"
+    components: list[dict[str, Any]] = [
+        {"id": "root", "component": "Card", "child": "form"},
+        {"id": "form", "component": "Column", "children": ["title", "name", "drink", "submit"]},
+        {"id": "title", "component": "Text", "text": "Tell me about you", "variant": "h3"},
+        {"id": "name", "component": "TextField", "label": "Name", "value": {"path": "/form/name"}},
+        {
+            "id": "drink",
+            "component": "ChoicePicker",
+            "label": "Favourite drink",
+            "options": [{"label": "Tea", "value": "tea"}, {"label": "Coffee", "value": "coffee"}],
+            "value": {"path": "/form/drink"},
+        },
+        {
+            "id": "submit",
+            "component": "Button",
+            "child": "submit-label",
+            "variant": "primary",
+            "action": {
+                "event": {"name": "submit", "context": {"name": {"path": "/form/name"}, "drink": {"path": "/form/drink"}}}
+            },
+        },
+        {"id": "submit-label", "component": "Text", "text": "Submit"},
+    ]
+    return [
+        {"version": v, "createSurface": {"surfaceId": surface_id, "catalogId": A2UI_BASIC_CATALOG}},
+        {"version": v, "updateComponents": {"surfaceId": surface_id, "components": components}},
+        {
+            "version": v,
+            "updateDataModel": {"surfaceId": surface_id, "path": "/", "value": {"form": {"name": "", "drink": ["tea"]}}},
+        },
+    ]
+
+
+def submitted_action(forwarded_props: Any) -> dict[str, Any] | None:
+    """The user's action on a surface this run answers (``forwardedProps.a2uiAction.userAction``)."""
+    wrapper = forwarded_props.get("a2uiAction") if isinstance(forwarded_props, dict) else None
+    action = wrapper.get("userAction") if isinstance(wrapper, dict) else None
+    return action if isinstance(action, dict) else None
+
+
+def _action_answer(action: dict[str, Any]) -> str:
+    given = action.get("context")
+    context: dict[str, Any] = given if isinstance(given, dict) else {}
+    values = [f"{key} = {', '.join(map(str, value)) if isinstance(value, list) else value}" for key, value in context.items()]
+    what = "; ".join(values) if values else "nothing"
+    return f"You submitted: {what} (action “{action.get('name')}” on surface `{action.get('surfaceId')}`)."
 
 
 _CALL = r"(?is)^call\s+([A-Za-z_][\w.-]*)\s*(?:with\b)?\s*(.*)$"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 STATIC = Path(__file__).parent.parent / "static"
-ASSETS = {"vega": "vega.js"}
+ASSETS = {"vega": "vega.js", "a2ui": "a2ui.js"}
 """Asset name -> file in ``static/`` (built by ``js/scripts/build.mjs``)."""
 
 

@@ -429,6 +429,12 @@ class ViewLink(SessionListener):
             self._code_runs = CodeRuns(self._session)
         self._code_runs.start(request.code)
 
+    def _on_a2ui_action(self, request: _requests.A2uiAction) -> None:
+        from ..session._a2ui import send_action
+
+        self.check_no_code_run("acting on a surface")
+        send_action(self._session, request.action.model_dump(by_alias=True))
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -448,6 +454,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "variables": ViewLink._on_variables,
     "inspect_variable": ViewLink._on_inspect_variable,
     "run_code": ViewLink._on_run_code,
+    "a2ui_action": ViewLink._on_a2ui_action,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

@@ -60,7 +60,7 @@ class RunLoop(AnswerWaiting):
         self.error = ""
         self.status = "running"
         run.status = "running"
-        self._append_messages([run.user_message])
+        self._append_messages(run.opening_messages())
         self._task = asyncio.get_running_loop().create_task(self._drive(run), name=f"agui-widget {run.id}")
         self._task.add_done_callback(lambda task: self._task_done(run, task))
 

@@ -67,6 +67,11 @@ class Run:
         self._waits_on_views: str | None = None
         """What this turn waits for a view (or Python) to answer, while it does."""
 
+    def opening_messages(self) -> list[dict[str, Any]]:
+        """What the turn adds to the transcript as it starts: the user's message (a turn that
+        carries a user's action on an A2UI surface adds the call and result that report it)."""
+        return [self.user_message]
+
     @property
     def done(self) -> bool:
         """True once the turn is over (finished, failed or cancelled)."""

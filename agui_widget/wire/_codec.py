@@ -63,6 +63,7 @@ REQUEST_KINDS = frozenset(
         "variables",
         "inspect_variable",
         "run_code",
+        "a2ui_action",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""

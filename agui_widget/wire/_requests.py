@@ -135,11 +135,11 @@ class SelectAgent(_Request):
 
 class Asset(_Request):
     """The kernel answers with an `asset` message: the text of the file the view loads on demand
-    (`vega`: `agui_widget/static/vega.js`, the chart renderer). Only the names listed here are
-    accepted."""
+    (`vega`: `agui_widget/static/vega.js`, the chart renderer; `a2ui`: `a2ui.js`, the A2UI surface
+    renderer). Only the names listed here are accepted."""
 
     kind: Literal["asset"]
-    name: Literal["vega"]
+    name: Literal["vega", "a2ui"]
 
 
 class RunRecord(_Request):
@@ -177,6 +177,27 @@ class RunCode(_Request):
 
     kind: Literal["run_code"]
     code: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class A2uiUserAction(BaseModel):
+    """A user's action on an A2UI surface, as A2UI's client reports it (`A2uiClientAction`)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", frozen=True)
+    name: str = Field(min_length=1, max_length=200)
+    surface_id: str = Field(min_length=1, max_length=200)
+    source_component_id: str = Field("", max_length=200)
+    timestamp: str = Field("", max_length=100)
+    context: dict[str, Any] = {}
+
+
+class A2uiAction(_Request):
+    """A user's action on an A2UI surface (a button pressed, a form submitted): a new turn (queued
+    while a run is active) that gives the agent the action as `@ag-ui/a2ui-middleware` does: the
+    run's `forwardedProps.a2uiAction.userAction`, and a `log_a2ui_event` call with its result in the
+    history."""
+
+    kind: Literal["a2ui_action"]
+    action: A2uiUserAction
 
 
 MAX_COLOR = 200
@@ -244,6 +265,7 @@ Request = Annotated[
     | SetAccent
     | Variables
     | InspectVariable
-    | RunCode,
+    | RunCode
+    | A2uiAction,
     Field(discriminator="kind"),
 ]

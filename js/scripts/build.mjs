@@ -33,7 +33,7 @@ const options = {
 };
 
 /** Bundles the view asks the kernel for on demand (agui_widget/chat/_assets.py): name -> entry. */
-const assets = { vega: "src/vega/draw.ts" };
+const assets = { vega: "src/vega/draw.ts", a2ui: "src/a2ui/render.ts" };
 /** @type {import("esbuild").BuildOptions[]} */
 const assetOptions = Object.entries(assets).map(([name, entry]) => ({ ...options, entryPoints: { [name]: entry }, sourcemap: false }));
 const assetFiles = Object.keys(assets).map((name) => `${name}.js`);

@@ -20,6 +20,7 @@ import { Markdown, useCodeRunHost } from "./Markdown";
 import { pure } from "./pure";
 import { FoldingText, PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
+import { A2UI_ACTIVITY, A2uiSurface } from "../a2ui/Surface";
 
 /** Who speaks in a row: the person at the notebook, or the agent. */
 export type Author = "user" | "assistant";
@@ -91,6 +92,14 @@ function MessageBody({ id, editable = false, lastUser = false, lastAnswer = fals
       );
     }
     case "activity":
+      if (message.activityType === A2UI_ACTIVITY) {
+        return (
+          <div class="agui-row agui-row-activity" data-row={id}>
+            {label}
+            <A2uiSurface content={message.content} fallback={<ActivityBody type={message.activityType} content={message.content} />} />
+          </div>
+        );
+      }
       return <ActivityCard type={message.activityType} content={message.content} label={label} row={id} />;
     default:
       return <SystemNote message={message} />;
@@ -355,18 +364,25 @@ function wasStopped(message: Message): boolean {
 /** An activity message (ACTIVITY_SNAPSHOT / ACTIVITY_DELTA): its type as a label, its content as
  * Markdown when it has a `markdown` or `text` field, else as JSON. */
 export function ActivityCard({ type, content, label = null, row }: { type: string; content: unknown; row?: string } & Partial<Label>) {
+  return (
+    <div class="agui-row agui-row-activity" data-row={row}>
+      {label}
+      <ActivityBody type={type} content={content} />
+    </div>
+  );
+}
+
+/** The generic card of an activity: shown for any type, and for an A2UI surface that cannot be drawn. */
+function ActivityBody({ type, content }: { type: string; content: unknown }) {
   const record = isObject(content) ? content : {};
   const markdown = typeof record.markdown === "string" ? record.markdown : typeof record.text === "string" ? record.text : null;
   const shown = valueText(content);
   return (
-    <div class="agui-row agui-row-activity" data-row={row}>
-      {label}
-      <div class="agui-activity" data-activity-type={type}>
-        <div class="agui-activity-head">
-          <span class="agui-badge agui-activity-type">{type || "activity"}</span>
-        </div>
-        {markdown !== null ? <Markdown text={markdown} /> : <FoldedText text={shown.text} json={shown.json} />}
+    <div class="agui-activity" data-activity-type={type}>
+      <div class="agui-activity-head">
+        <span class="agui-badge agui-activity-type">{type || "activity"}</span>
       </div>
+      {markdown !== null ? <Markdown text={markdown} /> : <FoldedText text={shown.text} json={shown.json} />}
     </div>
   );
 }

@@ -35,7 +35,7 @@ export const moduleImporter: { import: (source: string) => Promise<unknown> } = 
 type Page = { [PAGE_KEY]?: Promise<VegaModule> };
 
 /** Asks the kernel for an asset's source; resolves with it, rejects with the kernel's reason. */
-export function requestAsset(channel: AssetChannel, name: "vega"): Promise<string> {
+export function requestAsset(channel: AssetChannel, name: Extract<ViewRequest, { kind: "asset" }>["name"]): Promise<string> {
   return new Promise((resolve, reject) => {
     const finish = () => {
       clearTimeout(timer);

@@ -35,7 +35,7 @@ export type JsonPatchOp = JsonPatchOperation
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "KernelMessage".
  */
-export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage)
+export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage | McpAppMessage | McpResultMessage)
 /**
  * An AG-UI message as it travels (camelCase). The view needs a string id and role; the rest
  * is AG-UI's, read defensively.
@@ -57,13 +57,41 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
  */
 export interface Wire {
 
+}
+/**
+ * A user's action on an A2UI surface (a button pressed, a form submitted): a new turn (queued
+ * while a run is active) that gives the agent the action as `@ag-ui/a2ui-middleware` does: the
+ * run's `forwardedProps.a2uiAction.userAction`, and a `log_a2ui_event` call with its result in the
+ * history.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "A2uiActionRequest".
+ */
+export interface A2UiActionRequest {
+kind: "a2ui_action"
+action: A2UiUserAction
+}
+/**
+ * A user's action on an A2UI surface, as A2UI's client reports it (`A2uiClientAction`).
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "A2uiUserAction".
+ */
+export interface A2UiUserAction {
+name: string
+surfaceId: string
+sourceComponentId?: string
+timestamp?: string
+context?: {
+[k: string]: unknown | undefined
+}
 }
 export interface AssetMessage2 {
 kind: "asset"
@@ -73,15 +101,15 @@ error: (string | null)
 }
 /**
  * The kernel answers with an `asset` message: the text of the file the view loads on demand
- * (`vega`: `agui_widget/static/vega.js`, the chart renderer). Only the names listed here are
- * accepted.
+ * (`vega`: `agui_widget/static/vega.js`, the chart renderer; `a2ui`: `a2ui.js`, the A2UI surface
+ * renderer). Only the names listed here are accepted.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "AssetRequest".
  */
 export interface AssetRequest {
 kind: "asset"
-name: "vega"
+name: ("vega" | "a2ui")
 }
 /**
  * What the composer lets a user attach (the kernel holds every message to it too).
@@ -446,6 +474,46 @@ summary: (string | null)
 error: (string | null)
 }
 /**
+ * The answer to an `mcp_app` request: the MCP App's HTML (the view runs it in a sandboxed
+ * iframe under a strict CSP, docs/generative-ui.md) and the domains its resource's
+ * `_meta.ui.csp` asks for, or (html null) why there is none. Sent on the comm, so every view
+ * receives it; one that did not ask (another `requestId`) ignores it.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "McpAppMessage".
+ */
+export interface McpAppMessage {
+kind: "mcp_app"
+requestId: string
+toolCallId: string
+html: (string | null)
+/**
+ * `connectDomains`, `resourceDomains`, `frameDomains`, `baseUriDomains`
+ */
+csp: ({
+[k: string]: unknown | undefined
+} | null)
+error: (string | null)
+}
+/**
+ * The answer to an `mcp_call` or `mcp_read` request: the MCP server's result (a
+ * `CallToolResult` or a `ReadResourceResult`, as MCP writes it), or (result null) why there is
+ * none; `needsApproval`: the tool asks the user first, and the view may send the call again
+ * with `approved` once the user said Approve.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "McpResultMessage".
+ */
+export interface McpResultMessage {
+kind: "mcp_result"
+requestId: string
+result: ({
+[k: string]: unknown | undefined
+} | null)
+error: (string | null)
+needsApproval: boolean
+}
+/**
  * What agui-widget marks on messages and events, under `metadata.agui_widget`
  * (agui_widget/vocabulary/_marks.py), apart from a producer's own metadata.
  * 
@@ -482,6 +550,52 @@ truncated?: ({
  */
 context?: (string | null)
 [k: string]: unknown | undefined
+}
+/**
+ * The kernel answers with an `mcp_app` message: the HTML of the MCP App (the MCP Apps
+ * extension's `ui://` resource) that the tool of call `toolCallId` declares, read from its MCP
+ * server, with the resource's CSP domains. Refused with an error answer for an unknown call or a
+ * tool without an app.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "McpAppRequest".
+ */
+export interface McpAppRequest {
+kind: "mcp_app"
+requestId: string
+toolCallId: string
+}
+/**
+ * An MCP App in the card of call `toolCallId` calls `name` on the same MCP server (`tools/call`);
+ * the kernel answers with an `mcp_result` message. A tool the server's `approve` policy asks about
+ * is refused (`needsApproval`) until the view sends the call again with `approved`, which it does
+ * once the user said Approve in the card.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "McpCallRequest".
+ */
+export interface McpCallRequest {
+kind: "mcp_call"
+requestId: string
+toolCallId: string
+name: string
+arguments?: {
+[k: string]: unknown | undefined
+}
+approved?: boolean
+}
+/**
+ * An MCP App in the card of call `toolCallId` reads resource `uri` of the same MCP server
+ * (`resources/read`); the kernel answers with an `mcp_result` message.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "McpReadRequest".
+ */
+export interface McpReadRequest {
+kind: "mcp_read"
+requestId: string
+toolCallId: string
+uri: string
 }
 /**
  * A frontend tool call waiting for its answer.
@@ -701,6 +815,10 @@ handler: (string | null)
  * a "kernel" tool (a Python function) asks Approve / Deny before each call runs
  */
 approve: boolean
+/**
+ * an MCP tool's app (`_meta.ui.resourceUri`), which the card shows
+ */
+appUri?: (string | null)
 }
 /**
  * Every synced traitlet, by its Python name (the names are attributes; their payloads are

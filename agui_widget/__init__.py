@@ -18,6 +18,7 @@ from .vocabulary._hooks import ErrorInfo
 
 if TYPE_CHECKING:
     from .adapters import RemoteAgent, ReplayAgent
+    from .inputs._mcp_tools import mcp_tools
     from .inputs._notebook_tools import notebook_tools
     from .stores._postgres import PostgresThreadStore
 
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 def __getattr__(name: str) -> Any:
     """``__version__``, read from the installed metadata on first use: the lookup scans the
     installed distributions, which ``import agui_widget`` need not pay for. ``PostgresThreadStore``,
-    ``RemoteAgent``, ``ReplayAgent`` and ``notebook_tools`` on first use too."""
+    ``RemoteAgent``, ``ReplayAgent``, ``notebook_tools`` and ``mcp_tools`` on first use too."""
     if name == "PostgresThreadStore":  # psycopg loads only for a chat or server that uses one
         from .stores._postgres import PostgresThreadStore
 
@@ -34,6 +35,10 @@ def __getattr__(name: str) -> Any:
         from .inputs._notebook_tools import notebook_tools
 
         return notebook_tools
+    if name == "mcp_tools":  # MCP servers' tools: the SDK itself loads when a server is named
+        from .inputs._mcp_tools import mcp_tools
+
+        return mcp_tools
     if name in ("RemoteAgent", "ReplayAgent"):  # the HTTP client's and recordings' code, when used
         from . import adapters
 
@@ -98,6 +103,7 @@ __all__ = [
     "display_bundle",
     "form_tool",
     "js_tool",
+    "mcp_tools",
     "notebook_tools",
     "open_store",
     "python_tool",

@@ -155,14 +155,17 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
         self._threads = Threads(agent, store, thread_id, given, state, headers)
         predict_rules = coerce_rules(predict_state)
         policy = AttachmentPolicy.of(attachments)
-        frontend = self._with_agents_tools(coerce_tools(tools))
+        frontend = self._with_agents_tools(_chat_tools(tools))
         self._syncing = True  # the initial values come from the session: nothing to echo back
         self._starters = normalize_suggestions(suggestions)
         """The suggestions a cleared chat shows again (given here or assigned from Python)."""
         self._initial_state = copy.deepcopy({} if state is None else state)
         """What ``clear(reset_state=True)`` puts back."""
         self._link = ViewLink(self, batch_window)
-        self._session = self._new_session(frontend, coerce_context(context), hooks, guard, policy, forwarded_props, record)
+        entries = coerce_context(context)
+        entries += [entry for entry in _brought_context(frontend) if entry not in entries]
+        self._session = self._new_session(frontend, entries, hooks, guard, policy, forwarded_props, record)
+        _hold(frontend, self)
         self._link.genui.set_predict_rules(predict_rules)
         # Trait values given here are in the comm's first message, not in updates right after it.
         super().__init__(**self._initial_traits(frontend, predict_rules, policy, height), **kwargs)
@@ -333,6 +336,15 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
         self._session.stop()
         self._link.stop_code_run()
 
+    def close(self) -> None:
+        """Close the chat's views; an MCP server only this chat used stops (``mcp_tools``)."""
+        session = getattr(self, "_session", None)  # None: called by __del__ after __init__ failed
+        for tool in session.tools if session is not None else ():
+            release = getattr(tool, "release", None)
+            if callable(release):
+                release(self)
+        super().close()
+
     def respond(self, tool_call_id: str, result: Any = None) -> None:
         """Answer a pending frontend tool call (or approve an interrupt with ``result``); for a
         Python tool that asks for approval, ``True`` runs it and ``False`` denies it."""
@@ -368,7 +380,8 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
 
     @tools.setter
     def tools(self, tools: Iterable[FrontendTool | Tool | Mapping[str, Any] | Callable[..., Any]]) -> None:
-        frontend = self._with_agents_tools(coerce_tools(tools))
+        frontend = self._with_agents_tools(_chat_tools(tools))
+        _hold(frontend, self)
         self._session.tools = frontend
         self.frontend_tools = [tool.spec() for tool in frontend]
 
@@ -548,6 +561,31 @@ def css_length(value: int | str | None) -> str:
     if not re.fullmatch(_CSS_LENGTH, text):
         raise ValueError(f"height={value!r} is not a length: give pixels (600) or a CSS length ('600px', '70vh', '40em')")
     return text
+
+
+def _chat_tools(tools: Iterable[Any]) -> list[FrontendTool]:
+    """``coerce_tools``, naming the way out when an MCP server's tool has a name taken already."""
+    given = list(tools)
+    try:
+        return coerce_tools(given)
+    except ValueError as exc:
+        names = [getattr(tool, "name", None) for tool in given]
+        if any(hasattr(tool, "remote_name") and names.count(tool.name) > 1 for tool in given):
+            raise ValueError(f"{exc}: give an MCP server's tools a prefix, mcp_tools(..., prefix='fs_')") from None
+        raise
+
+
+def _brought_context(tools: list[FrontendTool]) -> list[LiveContext]:
+    """The context entries tools bring: an MCP server's resources (``mcp_tools(resources=True)``)."""
+    return list({id(entry): entry for tool in tools for entry in getattr(tool, "context", ())}.values())
+
+
+def _hold(tools: list[FrontendTool], chat: AgentChat) -> None:
+    """Tools whose server runs while a chat uses them (an MCP server's) are held by ``chat``."""
+    for tool in tools:
+        hold = getattr(tool, "hold", None)
+        if callable(hold):
+            hold(chat)
 
 
 def _hides_kept_outputs() -> bool:

@@ -55,7 +55,11 @@ def failed(text: str) -> dict[str, Any]:
 async def run_python_tool(tool: PythonTool, args_text: str) -> dict[str, Any]:
     """Validate a call's arguments, run the function, and return the tool message's parts.
 
-    Never raises (but for cancellation): whatever goes wrong is an answer the model can read."""
+    Never raises (but for cancellation): whatever goes wrong is an answer the model can read. A
+    tool answered otherwise (an MCP server's) has its own ``answer_call(args_text)``."""
+    answer_call = getattr(tool, "answer_call", None)
+    if answer_call is not None:
+        return dict(await answer_call(args_text))
     assert tool.fn is not None and tool.arguments is not None
     try:
         arguments = tool.arguments.model_validate_json(args_text.strip() or "{}")

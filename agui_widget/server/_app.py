@@ -78,11 +78,10 @@ def create_app(
     :class:`ServedRun`). A refused message gets a run that ends in ``RUN_ERROR`` with the guard's
     reason and the code ``input_refused``.
 
-    ``tools``: Python functions (``python_tool()``, ``mcp_tools()``) the server runs itself, offered
-    after the client's tools; their calls are run and the agent asked again within the one run the
-    client sees (``_tools``), at most ``max_tool_rounds`` times (then ``RUN_ERROR``, code
-    ``tool_rounds``). ``approve=True`` asks the client with an AG-UI interrupt. A request offering a
-    tool under one of their names gets HTTP 422; a tool only a page can answer is refused here.
+    ``tools``: functions, ``python_tool()``s, ``mcp_tools()`` the server runs itself, offered after
+    the client's; their calls run within the one run the client sees, at most ``max_tool_rounds``
+    times (then ``RUN_ERROR``, code ``tool_rounds``); ``approve=True`` asks with an AG-UI interrupt.
+    A request offering a tool of one of their names gets HTTP 422 (``_tools`` has the details).
     """
     limit = check_body_limit(max_body_bytes)
     own_tools = server_tools(tools, max_tool_rounds)
@@ -99,6 +98,7 @@ def create_app(
     )
     authenticate = auth_hook(auth)
     lifespan = store_lifespan(thread_store, opened_here=thread_store is not store)  # opened here from a path: closed here
+    lifespan = own_tools.lifespan(lifespan) if own_tools is not None else lifespan  # MCP servers released at shutdown
     app = FastAPI(title=title, description="AG-UI agents served by agui-widget.", lifespan=lifespan)
     app.state.agents = served
     app.state.store = thread_store

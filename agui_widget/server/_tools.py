@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +37,7 @@ from ag_ui.core import (
 )
 from ag_ui.core.events import RunFinishedInterruptOutcome, RunFinishedSuccessOutcome
 from ag_ui.core.version import PROTOCOL_VERSION
+from fastapi import FastAPI
 from pydantic import ValidationError
 
 from ..adapters import Agent
@@ -52,6 +53,8 @@ DEFAULT_MAX_TOOL_ROUNDS = 10
 
 TOOL_ROUNDS_CODE = "tool_rounds"
 """The ``RUN_ERROR`` code of a run stopped because the agent kept calling the server's tools."""
+
+Lifespan = Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]
 
 APPROVAL_REASON = "approval"
 """The ``reason`` of the interrupt asking to approve a call (as the LangChain adapter's)."""
@@ -92,6 +95,30 @@ class ServerTools:
         self.by_name: dict[str, PythonTool] = {tool.name: tool for tool in tools}
         self.specs: list[Tool] = [tool.to_agui() for tool in tools]
         self.max_rounds = max_rounds
+        for tool in tools:
+            hold = getattr(tool, "hold", None)  # an MCP server's tool: its server runs while the app does
+            if callable(hold):
+                hold(self)
+
+    def release(self) -> None:
+        """The app shut down: the MCP servers its tools come from stop unless a chat still uses them."""
+        for tool in self.by_name.values():
+            release = getattr(tool, "release", None)
+            if callable(release):
+                release(self)
+
+    def lifespan(self, inner: Lifespan) -> Lifespan:
+        """The app's lifespan ``inner``, then the tools' servers released at shutdown."""
+
+        @contextlib.asynccontextmanager
+        async def with_tools(app: FastAPI) -> AsyncIterator[None]:
+            try:
+                async with inner(app):
+                    yield
+            finally:
+                self.release()
+
+        return with_tools
 
     def clash(self, run_input: RunAgentInput) -> str | None:
         """Why the request cannot run: it offers a tool of its own under a name the server's tool has."""

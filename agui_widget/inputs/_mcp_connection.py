@@ -17,7 +17,8 @@ loop (the kernel's), each starting the server when it is not running:
   (``TimeoutError`` past ``timeout`` seconds; :class:`McpServerError` when the server cannot be
   reached or stopped meanwhile: the next call starts it again);
 * ``await server.read_resource(uri) -> mcp.types.ReadResourceResult``;
-* ``await server.list_tools() -> list[mcp.types.Tool]``, ``await server.list_resources()``;
+* ``await server.list_tools() -> mcp.types.ListToolsResult`` (every page's tools, app-only ones
+  too), ``await server.list_resources() -> mcp.types.ListResourcesResult``;
 * ``await server.stop()``; ``server.run(coroutine, timeout)`` waits for one from a cell.
 
 A server's life: it starts on first use (one per spec: :func:`server_for` keeps them), is reused by
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 
 if TYPE_CHECKING:
     from mcp import Client
-    from mcp.types import CallToolResult, ReadResourceResult, Resource, Tool
+    from mcp.types import CallToolResult, ListResourcesResult, ListToolsResult, ReadResourceResult
 
 log = logging.getLogger("agui_widget")
 
@@ -133,13 +134,17 @@ class McpServer:
         """Read one of the server's resources (an MCP App's HTML, a context entry's text)."""
         return await _on_owner(self._request(f"reading {uri}", lambda client: client.read_resource(uri)))
 
-    async def list_tools(self) -> list[Tool]:
-        """Every tool the server offers (all pages), app-only ones too."""
-        return await _on_owner(self._list("tools"))
+    async def list_tools(self) -> ListToolsResult:
+        """Every tool the server offers (all pages in one), app-only ones too."""
+        from mcp.types import ListToolsResult
 
-    async def list_resources(self) -> list[Resource]:
-        """Every resource the server lists (all pages)."""
-        return await _on_owner(self._list("resources"))
+        return ListToolsResult(tools=await _on_owner(self._list("tools")))
+
+    async def list_resources(self) -> ListResourcesResult:
+        """Every resource the server lists (all pages in one)."""
+        from mcp.types import ListResourcesResult
+
+        return ListResourcesResult(resources=await _on_owner(self._list("resources")))
 
     async def stop(self) -> None:
         """Stop the server (a process mcp_tools() started ends); the next call starts it again."""

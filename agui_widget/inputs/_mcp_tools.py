@@ -146,7 +146,7 @@ def mcp_tools(
         raise TypeError(f"prefix is a string put before each tool's name, not {type(prefix).__name__}")
     spec = ServerSpec.of(server, headers=headers, env=env)
     connection = server_for(spec)
-    listed = connection.run(connection.list_tools(), START_TIMEOUT + 30)
+    listed = connection.run(connection.list_tools(), START_TIMEOUT + 30).tools
     names = [tool.name for tool in listed]
     approval = _approval(approve, names, spec.label)
     include_set = _known(include, names, "include", spec.label)
@@ -219,7 +219,7 @@ def _resource_context(server: McpServer) -> list[LiveContext]:
     """The server's resources (not its apps' HTML) as context entries read at each run's start."""
     from ._mcp_connection import APP_MIME_TYPE
 
-    listed = server.run(server.list_resources(), START_TIMEOUT + 30)
+    listed = server.run(server.list_resources(), START_TIMEOUT + 30).resources
     return [_live(server, resource) for resource in listed if resource.mime_type != APP_MIME_TYPE]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from agui_widget.adapters.langchain import LangChainAgent
 from agui_widget.inputs._tools import ask_tool, confirm_tool, js_tool, python_tool
 from agui_widget.pipeline._consumer import EventConsumer
 from agui_widget.server import create_app
+from agui_widget.server._cli import app_from_spec
 from agui_widget.server._tools import MOVED_ON
 from agui_widget.session._session import Session
 
@@ -342,3 +344,22 @@ async def test_an_mcp_servers_tools_run_on_the_server_side() -> None:
     assert "boom" in result.content and result.content.startswith("Error:")
     assert failed[-1].type == EventType.RUN_FINISHED, "the agent read the server's error and answered"
     assert_valid_streams([added, failed])
+
+
+# -- agui-widget serve ------------------------------------------------------------------------------
+
+
+async def test_the_serve_commands_options_name_functions_and_mcp_servers_for_the_server_to_run() -> None:
+    from agui_widget.teaching.mcp_demo import COMMAND
+
+    spec = {"targets": [], "tools": ["tests.test_server_tools:divide"], "mcp": [shlex.join(COMMAND)], "max_tool_rounds": 3}
+    app = app_from_spec(spec)
+    _, offered = await post_run(app, make_input("tools"))
+    assert "`divide`" in text_of(offered) and "`roll_dice`" in text_of(offered)
+    _, events = await post_run(app, make_input("call roll_dice sides=6 count=2 seed=1"))
+    one_run(events)
+    assert len(results(events)[0].content.split()) == 2, "two dice, one per line"
+    with pytest.raises(SystemExit, match="--max-tool-rounds is a number of rounds"):
+        app_from_spec({**spec, "mcp": [], "max_tool_rounds": 0})
+    with pytest.raises(SystemExit, match="--mcp 'no-such-mcp-server-command'"):
+        app_from_spec({**spec, "mcp": ["no-such-mcp-server-command"]})

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 
 from ._app import create_app
 from ._request import DEFAULT_MAX_BODY_BYTES
+from ._tools import DEFAULT_MAX_TOOL_ROUNDS
 
 SPEC_VARIABLE = "AGUI_WIDGET_SERVE"
 """Carries the command's options to worker processes (uvicorn starts each from an import string)."""
@@ -38,6 +39,9 @@ def serve(args: argparse.Namespace) -> int:
         "token": getattr(args, "token", None) or os.environ.get(TOKEN_VARIABLE) or None,
         "tokens": getattr(args, "tokens", None) or os.environ.get(TOKENS_VARIABLE) or None,
         "max_runs_per_user": getattr(args, "max_runs_per_user", None),
+        "tools": getattr(args, "tools", None) or [],
+        "mcp": getattr(args, "mcp", None) or [],
+        "max_tool_rounds": getattr(args, "max_tool_rounds", None),
         "cwd": os.getcwd(),
     }
     app = app_from_spec(spec)  # fail here, once, with a clear message, before any worker starts
@@ -80,7 +84,37 @@ def app_from_spec(spec: dict[str, Any]) -> FastAPI:
         max_body_bytes=body_limit(spec.get("max_body_bytes")),
         auth=auth_of(spec.get("token"), spec.get("tokens"), cwd),
         max_runs_per_user=runs_limit(spec.get("max_runs_per_user")),
+        tools=server_tools_of(spec.get("tools") or [], spec.get("mcp") or []),
+        max_tool_rounds=rounds_limit(spec.get("max_tool_rounds")),
     )
+
+
+def server_tools_of(targets: list[str], mcp_servers: list[str]) -> list[Any] | None:
+    """``--tools MODULE:ATTR`` (a function, or a list of tools) and ``--mcp SERVER`` (a command or
+    an http(s) URL, as ``mcp_tools()`` takes it) as ``create_app(tools=...)`` takes them."""
+    tools: list[Any] = []
+    for target in targets:
+        value = load_target(target)
+        tools.extend(value if isinstance(value, (list, tuple)) else [value])
+    for server in mcp_servers:
+        try:
+            from ..inputs._mcp_tools import mcp_tools
+        except ImportError as exc:
+            raise SystemExit(f'agui-widget serve: --mcp needs the MCP SDK: pip install "agui-widget[mcp]" ({exc})') from exc
+        try:
+            tools.extend(mcp_tools(server))
+        except Exception as exc:
+            raise SystemExit(f"agui-widget serve: --mcp {server!r}: {exc}") from exc
+    return tools or None
+
+
+def rounds_limit(option: int | None) -> int:
+    """``--max-tool-rounds`` as ``create_app`` takes it."""
+    if option is None:
+        return DEFAULT_MAX_TOOL_ROUNDS
+    if option < 1:
+        raise SystemExit(f"agui-widget serve: --max-tool-rounds is a number of rounds, at least 1 (got {option})")
+    return option
 
 
 def auth_of(token: str | None, tokens_file: str | None, cwd: str) -> str | dict[str, str] | None:

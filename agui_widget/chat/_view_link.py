@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from ..wire import _requests
     from ._code_runs import CodeRuns
     from ._export import SavedOutput
+    from ._mcp_apps import McpApps
     from ._mentions import Mentions
     from ._threads import Threads
     from ._widget import AgentChat
@@ -70,6 +71,7 @@ class ViewLink(SessionListener):
         self._revision_due = False
         self._mentions: Mentions | None = None
         self._code_runs: CodeRuns | None = None
+        self._mcp_apps: McpApps | None = None
 
     def attach(self, session: Session, threads: Threads, saved: SavedOutput) -> None:
         """The session, the threads and the kept conversation now exist, and so does the chat's
@@ -435,6 +437,24 @@ class ViewLink(SessionListener):
         self.check_no_code_run("acting on a surface")
         send_action(self._session, request.action.model_dump(by_alias=True))
 
+    @property
+    def mcp_apps(self) -> McpApps:
+        """What the MCP Apps in the tool cards ask of their servers, made when a view first asks."""
+        if self._mcp_apps is None:
+            from ._mcp_apps import McpApps
+
+            self._mcp_apps = McpApps(lambda: self._session.messages, lambda: self._session.tools, self.send)
+        return self._mcp_apps
+
+    def _on_mcp_app(self, request: _requests.McpApp) -> None:
+        self.mcp_apps.app(request.request_id, request.tool_call_id)
+
+    def _on_mcp_call(self, request: _requests.McpCall) -> None:
+        self.mcp_apps.call(request.request_id, request.tool_call_id, request.name, dict(request.arguments), request.approved)
+
+    def _on_mcp_read(self, request: _requests.McpRead) -> None:
+        self.mcp_apps.read(request.request_id, request.tool_call_id, request.uri)
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -455,6 +475,9 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "inspect_variable": ViewLink._on_inspect_variable,
     "run_code": ViewLink._on_run_code,
     "a2ui_action": ViewLink._on_a2ui_action,
+    "mcp_app": ViewLink._on_mcp_app,
+    "mcp_call": ViewLink._on_mcp_call,
+    "mcp_read": ViewLink._on_mcp_read,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

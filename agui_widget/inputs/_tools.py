@@ -68,6 +68,7 @@ class FrontendTool:
             self.ui,
             self.handler,
             bool(getattr(self, "approve", False)),
+            getattr(self, "app_uri", None),
         )
 
 

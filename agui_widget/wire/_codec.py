@@ -64,6 +64,9 @@ REQUEST_KINDS = frozenset(
         "inspect_variable",
         "run_code",
         "a2ui_action",
+        "mcp_app",
+        "mcp_call",
+        "mcp_read",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""
@@ -184,6 +187,20 @@ def asset_message(name: str, source: str | None, error: str | None) -> dict[str,
     return {"kind": "asset", "name": name, "source": source, "error": error}
 
 
+def mcp_app_message(
+    request_id: str, tool_call_id: str, html: str | None, csp: dict[str, Any] | None, error: str | None
+) -> dict[str, Any]:
+    """The answer to an ``mcp_app`` request: the app's HTML and its resource's CSP, or why there is none."""
+    return {"kind": "mcp_app", "requestId": request_id, "toolCallId": tool_call_id, "html": html, "csp": csp, "error": error}
+
+
+def mcp_result_message(
+    request_id: str, result: dict[str, Any] | None, error: str | None, needs_approval: bool = False
+) -> dict[str, Any]:
+    """The answer to an ``mcp_call`` or ``mcp_read`` request: the server's result, or why there is none."""
+    return {"kind": "mcp_result", "requestId": request_id, "result": result, "error": error, "needsApproval": needs_approval}
+
+
 def variable_entry(
     name: str, type_name: str, kind: Literal["data", "function", "class"], shape: str | None, size: int | None, secret: bool
 ) -> dict[str, Any]:
@@ -248,10 +265,24 @@ def pending_interrupt(
 
 
 def tool_spec(
-    name: str, description: str, parameters: dict[str, Any], ui: str, handler: str | None, approve: bool
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    ui: str,
+    handler: str | None,
+    approve: bool,
+    app_uri: str | None = None,
 ) -> dict[str, Any]:
     """A frontend tool as the view sees it (an entry of the ``frontend_tools`` trait)."""
-    return {"name": name, "description": description, "parameters": parameters, "ui": ui, "handler": handler, "approve": approve}
+    return {
+        "name": name,
+        "description": description,
+        "parameters": parameters,
+        "ui": ui,
+        "handler": handler,
+        "approve": approve,
+        "appUri": app_uri,
+    }
 
 
 def attachment_policy(enabled: bool, accept: list[str], max_bytes: int, max_files: int, max_total_bytes: int) -> dict[str, Any]:

@@ -221,6 +221,33 @@ class VariableMessage(_Payload):
     error: str | None
 
 
+class McpAppMessage(_Payload):
+    """The answer to an `mcp_app` request: the MCP App's HTML (the view runs it in a sandboxed
+    iframe under a strict CSP, docs/generative-ui.md) and the domains its resource's
+    `_meta.ui.csp` asks for, or (html null) why there is none. Sent on the comm, so every view
+    receives it; one that did not ask (another `requestId`) ignores it."""
+
+    kind: Literal["mcp_app"]
+    request_id: str
+    tool_call_id: str
+    html: str | None
+    csp: dict[str, Any] | None = Field(None, description="`connectDomains`, `resourceDomains`, `frameDomains`, `baseUriDomains`")
+    error: str | None
+
+
+class McpResultMessage(_Payload):
+    """The answer to an `mcp_call` or `mcp_read` request: the MCP server's result (a
+    `CallToolResult` or a `ReadResourceResult`, as MCP writes it), or (result null) why there is
+    none; `needsApproval`: the tool asks the user first, and the view may send the call again
+    with `approved` once the user said Approve."""
+
+    kind: Literal["mcp_result"]
+    request_id: str
+    result: dict[str, Any] | None
+    error: str | None
+    needs_approval: bool = False
+
+
 KernelMessage = Annotated[
     SnapshotMessage
     | EventsMessage
@@ -232,7 +259,9 @@ KernelMessage = Annotated[
     | AssetMessage
     | RunRecordMessage
     | VariablesMessage
-    | VariableMessage,
+    | VariableMessage
+    | McpAppMessage
+    | McpResultMessage,
     Field(discriminator="kind"),
 ]
 
@@ -287,6 +316,16 @@ class ToolSpec(_Payload):
     ui: Literal["handler", "confirm", "ask", "form", "manual", "kernel"] = "manual"
     handler: str | None = None
     approve: bool = Field(False, description='a "kernel" tool (a Python function) asks Approve / Deny before each call runs')
+    app_uri: str | None = Field(None, description="an MCP tool's app (`_meta.ui.resourceUri`), which the card shows")
+
+    model_config = ConfigDict(json_schema_extra=lambda schema: _optional(schema, "appUri"))
+
+
+def _optional(schema: dict[str, Any], name: str) -> None:
+    """A field the view may find missing (tool specs written before it existed): not required."""
+    required = schema.get("required")
+    if isinstance(required, list) and name in required:
+        required.remove(name)
 
 
 class AttachmentPolicy(_Payload):

@@ -200,6 +200,41 @@ class A2uiAction(_Request):
     action: A2uiUserAction
 
 
+class McpApp(_Request):
+    """The kernel answers with an `mcp_app` message: the HTML of the MCP App (the MCP Apps
+    extension's `ui://` resource) that the tool of call `toolCallId` declares, read from its MCP
+    server, with the resource's CSP domains. Refused with an error answer for an unknown call or a
+    tool without an app."""
+
+    kind: Literal["mcp_app"]
+    request_id: str = Field(min_length=1, max_length=200)
+    tool_call_id: str = Field(min_length=1, max_length=200)
+
+
+class McpCall(_Request):
+    """An MCP App in the card of call `toolCallId` calls `name` on the same MCP server (`tools/call`);
+    the kernel answers with an `mcp_result` message. A tool the server's `approve` policy asks about
+    is refused (`needsApproval`) until the view sends the call again with `approved`, which it does
+    once the user said Approve in the card."""
+
+    kind: Literal["mcp_call"]
+    request_id: str = Field(min_length=1, max_length=200)
+    tool_call_id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=200)
+    arguments: dict[str, Any] = {}  # pydantic copies a default per instance
+    approved: bool = False
+
+
+class McpRead(_Request):
+    """An MCP App in the card of call `toolCallId` reads resource `uri` of the same MCP server
+    (`resources/read`); the kernel answers with an `mcp_result` message."""
+
+    kind: Literal["mcp_read"]
+    request_id: str = Field(min_length=1, max_length=200)
+    tool_call_id: str = Field(min_length=1, max_length=200)
+    uri: str = Field(min_length=1, max_length=2000)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -266,6 +301,9 @@ Request = Annotated[
     | Variables
     | InspectVariable
     | RunCode
-    | A2uiAction,
+    | A2uiAction
+    | McpApp
+    | McpCall
+    | McpRead,
     Field(discriminator="kind"),
 ]

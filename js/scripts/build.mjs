@@ -38,17 +38,26 @@ const assets = { vega: "src/vega/draw.ts", a2ui: "src/a2ui/render.ts" };
 const assetOptions = Object.entries(assets).map(([name, entry]) => ({ ...options, entryPoints: { [name]: entry }, sourcemap: false }));
 const assetFiles = Object.keys(assets).map((name) => `${name}.js`);
 
+/** The demo MCP server's counter app (agui_widget/teaching/mcp_demo.py): one self-contained HTML
+ * file, its script (the app and ext-apps' `App`) bundled and inlined, as an MCP App is served. */
+async function buildCounterApp() {
+  const app = { ...options, entryPoints: ["src/mcp-counter-app/main.ts"], outdir: undefined, write: false, sourcemap: false, minify: true };
+  const script = (await esbuild.build(app)).outputFiles[0].text.replace(/<\/(script)/gi, "<\\/$1");
+  const page = readFileSync(join(root, "src/mcp-counter-app/index.html"), "utf8");
+  writeFileSync(join(outdir, "mcp_counter_app.html"), page.replace("<!-- APP_SCRIPT -->", () => `<script type="module">${script}</script>`));
+}
+
 mkdirSync(outdir, { recursive: true });
 
 if (watch) {
-  await Promise.all(assetOptions.map((o) => esbuild.build(o))); // rarely change: built once, not watched
+  await Promise.all([...assetOptions.map((o) => esbuild.build(o)), buildCounterApp()]); // rarely change: built once, not watched
   const ctx = await esbuild.context(options);
   await ctx.watch();
   console.log(`watching src/ -> ${outdir}`);
 } else {
-  await Promise.all([esbuild.build(options), ...assetOptions.map((o) => esbuild.build(o))]);
+  await Promise.all([esbuild.build(options), ...assetOptions.map((o) => esbuild.build(o)), buildCounterApp()]);
   for (const name of ["widget.js", ...assetFiles]) asciiOnly(join(outdir, name));
-  for (const name of ["widget.js", "widget.css", ...assetFiles]) {
+  for (const name of ["widget.js", "widget.css", ...assetFiles, "mcp_counter_app.html"]) {
     const bytes = readFileSync(join(outdir, name));
     const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
     console.log(`${name}: ${kb(bytes.length)} raw, ${kb(gzipSync(bytes, { level: 9 }).length)} gzipped`);

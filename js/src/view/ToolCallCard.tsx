@@ -19,6 +19,7 @@ import { FoldedText, JsonValue } from "./Json";
 import { HandledElsewhere, PendingEntry, keyOf } from "./PendingPanel";
 import { CodeArgument, codeArgument } from "./CodeArgument";
 import { widgetMark } from "../mirror/messages";
+import { McpAppFrame } from "../mcp/McpAppFrame";
 
 export type { CallState } from "../logic/callState";
 
@@ -176,6 +177,7 @@ function DefaultCard({ call, streaming, result }: CardProps) {
           {showResult && <ResultSection result={result} failure={failure} />}
         </div>
       )}
+      {spec?.appUri && !streaming && !awaiting && state !== "stopped" && state !== "denied" && <McpAppFrame call={call} spec={spec} result={result} />}
       <HandlerOutput toolCallId={call.id} />
     </div>
   );

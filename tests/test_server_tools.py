@@ -246,6 +246,22 @@ async def test_a_tool_that_asks_first_ends_the_run_with_an_interrupt_and_runs_on
     assert_valid_streams([asked, approved, denied, cancelled, events])
 
 
+async def test_a_reply_calling_a_tool_that_asks_first_and_a_client_tool_asks_once_the_client_answered() -> None:
+    fake = model(ai("", call("add", {"x": 1}, id="c-add"), call("pick_color", {"color": "red"}, id="c-pick")), "Red, and 3.")
+    app = create_app(LangChainAgent(fake), tools=[python_tool(add, approve=True)])
+    first_input = make_input("add and pick", tools=[PICK_COLOR]).model_copy(update={"protocol_version": "1.0"})
+    _, first = await post_run(app, first_input)
+    assert first[-1].outcome.pending_tool_call_ids == ["c-pick"], "the client's call first: one outcome per run"
+    picked = [*transcript_after(first_input, first), {"id": "t-pick", "role": "tool", "toolCallId": "c-pick", "content": "ok"}]
+    picked_input = make_input(picked, tools=[PICK_COLOR]).model_copy(update={"protocol_version": "1.0"})
+    _, asked = await post_run(app, picked_input)
+    assert types(asked) == ["RUN_STARTED", "RUN_FINISHED"] and len(fake.calls) == 1, "asked before the agent runs again"
+    assert asked[-1].outcome.interrupts[0].tool_call_id == "c-add"
+    _, approved = await post_run(app, answering(picked_input, asked, True))
+    assert [r.content for r in results(approved)] == ["3"] and text_of(approved) == "Red, and 3."
+    assert_valid_streams([first, asked, approved])
+
+
 async def test_a_notebook_session_approves_a_server_tool_through_its_interrupt() -> None:
     with live_server(create_app(DemoAgent(delay=0), tools=[python_tool(add, approve=True)])) as url:
         session = Session(RemoteAgent(url + "/"))

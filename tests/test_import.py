@@ -32,6 +32,7 @@ OPTIONAL = (
     "matplotlib",
     "pandas",
     "altair",
+    "mcp",
 )
 
 
@@ -125,5 +126,18 @@ def test_the_notebook_tools_and_the_magics_load_when_used():
         "assert 'notebook_tools' in dir(agui_widget)\n"
         "from agui_widget import notebook_tools\n"
         "assert [tool.name for tool in notebook_tools(run_code=False)] == ['list_variables', 'inspect_variable', 'cell_history', 'last_error']\n"
+    )
+    run_python(code)
+
+
+def test_mcp_tools_loads_the_sdk_only_when_a_server_is_named():
+    """The MCP SDK costs about half a second to import: a chat, and naming ``mcp_tools``, do not pay it."""
+    code = (
+        "import sys, agui_widget\n"
+        "agui_widget.AgentChat()\n"
+        "from agui_widget import mcp_tools\n"
+        "assert 'mcp' not in sys.modules and 'mcp_tools' in dir(agui_widget)\n"
+        "from agui_widget.teaching.mcp_demo import COMMAND\n"
+        "assert [tool.name for tool in mcp_tools(COMMAND, include=['add'])] == ['add']\n"
     )
     run_python(code)

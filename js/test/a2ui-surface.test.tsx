@@ -85,7 +85,8 @@ describe("an A2UI surface, drawn by the renderer itself", () => {
       [[{ version: "v0.9", createSurface: {} }], /names no surfaceId/],
       [[{ version: "v0.9", updateComponents: { surfaceId: "s", components: [{ id: "root", component: "Script" }] } }], /"Script" is not in the basic catalogue/],
       [[{ version: "v0.9", updateDataModel: { surfaceId: "s", value: { u: " JavaScript:alert(1)" } } }], /could run script/],
-      [[{ version: "v0.9", updateComponents: { surfaceId: "s", components: [{ id: "i", component: "Image", url: "java\tscript:alert(1)" }] } }], /could run script/],
+      [[{ version: "v0.9", updateComponents: { surfaceId: "s", components: [{ id: "card", component: "Card", child: "t" }] } }], /has the id "root"/],
+      [[{ version: "v0.9", updateComponents: { surfaceId: "s", components: [{ id: "root", component: "Image", url: "java\tscript:alert(1)" }] } }], /could run script/],
     ];
     for (const [operations, why] of bad) assert.throws(() => checkOperations(operations, known), why);
     const el = doc.createElement("div");

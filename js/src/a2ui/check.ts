@@ -23,6 +23,18 @@ function scriptUrlIn(value: unknown, depth = 0): string | null {
   return null;
 }
 
+/** The surfaces given components, none of them "root" (A2UI draws from "root": they would stay blank). */
+function surfacesWithoutRoot(operations: Record<string, unknown>[]): string[] {
+  const hasRoot = new Map<string, boolean>();
+  for (const op of operations) {
+    const update = op.updateComponents as { surfaceId: string; components: Array<{ id?: unknown }> } | undefined;
+    if (!update) continue;
+    const root = update.components.some((c) => c.id === "root");
+    hasRoot.set(update.surfaceId, (hasRoot.get(update.surfaceId) ?? false) || root);
+  }
+  return [...hasRoot].filter(([, root]) => !root).map(([id]) => id);
+}
+
 /** The operations, checked; throws an Error saying what is wrong. */
 export function checkOperations(operations: unknown, knownComponent: (name: string) => boolean): Record<string, unknown>[] {
   if (!Array.isArray(operations) || operations.length === 0) throw new Error("a2ui_operations is not a list of A2UI messages");
@@ -42,6 +54,8 @@ export function checkOperations(operations: unknown, knownComponent: (name: stri
       }
     }
   });
+  const withoutRoot = surfacesWithoutRoot(operations as Record<string, unknown>[]);
+  if (withoutRoot.length > 0) throw new Error(`no component of the surface ${JSON.stringify(withoutRoot[0])} has the id "root", where drawing starts`);
   const unsafe = scriptUrlIn(operations);
   if (unsafe !== null) throw new Error(`the surface holds a URL that could run script (${unsafe.slice(0, 40)})`);
   return operations as Record<string, unknown>[];

@@ -89,7 +89,9 @@ def test_the_demo_form_is_drawn_submitted_and_answered_with_its_values_in_light_
     answer = chat.wait_answer("You submitted")
     assert "name = Ada" in answer and "drink = tea" in answer, answer
     roles = json.loads(wait_in_kernel(nb, "chat.status == 'idle'", show="[m['role'] for m in chat.messages]"))
-    assert roles[-3:] == ["assistant", "tool", "assistant"], "the action is in the history as the call, its result, then the answer"
+    assert roles[-3:] == ["assistant", "tool", "assistant"], (
+        "the action is in the history as the call, its result, then the answer"
+    )
 
     set_lab_theme(nb.page, DARK_THEME)
     try:

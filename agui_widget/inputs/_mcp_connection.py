@@ -211,9 +211,9 @@ class McpServer:
                 raise error from None
             tail = self._stderr_tail()
             await self._forget(client)
+            again = "it will be started again" if self.spec.command else "the kernel will connect again"
             raise McpServerError(
-                f"The MCP server {self.spec.label} stopped while {doing} ({_reason(error)}); "
-                f"it will be started again at the next call.{tail}"
+                f"The MCP server {self.spec.label} stopped while {doing} ({_reason(error)}); {again} at the next call.{tail}"
             ) from None
 
     async def _connected(self) -> Client:

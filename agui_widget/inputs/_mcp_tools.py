@@ -13,6 +13,7 @@ the kernel (``_mcp_connection``, where the connection's interface is described).
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ class McpTool(PythonTool):
             return failed(f"{self.name} did not finish within {self.timeout:g} s")
         except McpServerError as exc:
             return failed(str(exc))
+        except Exception as exc:  # a protocol error (an unknown tool, arguments the server refused), a malformed result
+            return failed(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
         return result_message(result, self.remote_name)
 
     def hold(self, owner: Any) -> None:
@@ -145,6 +148,8 @@ def mcp_tools(
     if prefix is not None and not isinstance(prefix, str):
         raise TypeError(f"prefix is a string put before each tool's name, not {type(prefix).__name__}")
     spec = ServerSpec.of(server, headers=headers, env=env)
+    if importlib.util.find_spec("mcp") is None:
+        raise ImportError("mcp_tools() needs the MCP SDK: pip install 'agui-widget[mcp]'")
     connection = server_for(spec)
     listed = connection.run(connection.list_tools(), START_TIMEOUT + 30).tools
     names = [tool.name for tool in listed]

@@ -57,7 +57,6 @@ increments it.
 
 STARTED = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
-apps = Apps()
 _count = 0
 _calls = 0
 
@@ -73,7 +72,6 @@ def _counter_result() -> CallToolResult:
     )
 
 
-@apps.tool(resource_uri=COUNTER_APP)
 def counter(start: int = 0) -> CallToolResult:
     """Show a counter starting at ``start``; the user counts up with its button."""
     global _count
@@ -82,7 +80,6 @@ def counter(start: int = 0) -> CallToolResult:
     return _counter_result()
 
 
-@apps.tool(resource_uri=COUNTER_APP, visibility=["app"])
 def increment(by: int = 1) -> CallToolResult:
     """Count up by ``by`` (the counter app's button calls it; the model is not offered it)."""
     global _count
@@ -91,29 +88,12 @@ def increment(by: int = 1) -> CallToolResult:
     return _counter_result()
 
 
-apps.add_html_resource(
-    COUNTER_APP,
-    APP_FILE.read_text(encoding="utf-8") if APP_FILE.exists() else NOT_BUILT,
-    name="counter",
-    description="The counter app",
-)
-
-
-server = MCPServer(
-    "agui-widget-demo",
-    instructions="A demo server: arithmetic, dice, a sparkline, an error on purpose and a counter app.",
-    extensions=[apps],  # the counter's tools and HTML, registered above: the server takes them when made
-)
-
-
-@server.tool()
 def add(a: float, b: float) -> float:
     """Add two numbers."""
     _called()
     return a + b
 
 
-@server.tool()
 def roll_dice(sides: int = 6, count: int = 1, seed: int | None = None) -> list[int]:
     """Roll ``count`` dice with ``sides`` sides each; the same ``seed`` gives the same rolls."""
     _called()
@@ -123,14 +103,12 @@ def roll_dice(sides: int = 6, count: int = 1, seed: int | None = None) -> list[i
     return [rng.randint(1, sides) for _ in range(count)]
 
 
-@server.tool()
 def fail(message: str) -> str:
     """Fail with ``message`` (to see how a tool's error reaches the model)."""
     _called()
     raise ToolError(message)
 
 
-@server.tool()
 async def slow(seconds: float) -> str:
     """Wait ``seconds`` seconds, then answer."""
     _called()
@@ -138,7 +116,6 @@ async def slow(seconds: float) -> str:
     return f"Waited {seconds:g} s."
 
 
-@server.tool()
 def sparkline(values: list[float]) -> Image:
     """A small line chart of ``values`` as a PNG image."""
     _called()
@@ -156,7 +133,6 @@ class Stats(BaseModel):
     maximum: float
 
 
-@server.tool()
 def stats(values: list[float]) -> Stats:
     """The count, mean, minimum and maximum of ``values`` (structured output)."""
     _called()
@@ -171,14 +147,12 @@ class ServerInfo(TypedDict):
     calls: int
 
 
-@server.tool()
 def server_info() -> ServerInfo:
     """This server's process id, when it started, and how many calls it answered."""
     _called()
     return {"pid": os.getpid(), "started": STARTED, "calls": _calls}
 
 
-@server.tool()
 def crash() -> str:
     """Kill this server's process at once (to see a dead server started again)."""
     sys.stderr.write("agui-widget-demo: crashing on purpose\n")
@@ -186,12 +160,10 @@ def crash() -> str:
     os._exit(1)
 
 
-@server.resource("demo://readme", name="readme", description="What this demo server offers", mime_type="text/markdown")
 def readme() -> str:
     return README
 
 
-@server.resource("demo://counter", name="counter", description="The counter's current value", mime_type="text/plain")
 def counter_value() -> str:
     return f"The counter is at {_count}."
 
@@ -216,11 +188,34 @@ def sparkline_png(values: list[float], height: int = 32, step: int = 4) -> bytes
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
 
 
+def build_server() -> MCPServer:
+    """The demo server, made when it is about to serve: making an ``MCPServer`` sets up logging for
+    the process, which a notebook that only imports :data:`COMMAND` should not get."""
+    apps = Apps()
+    apps.tool(resource_uri=COUNTER_APP)(counter)
+    apps.tool(resource_uri=COUNTER_APP, visibility=["app"])(increment)
+    page = APP_FILE.read_text(encoding="utf-8") if APP_FILE.exists() else NOT_BUILT
+    apps.add_html_resource(COUNTER_APP, page, name="counter", description="The counter app")
+    server = MCPServer(
+        "agui-widget-demo",
+        instructions="A demo server: arithmetic, dice, a sparkline, an error on purpose and a counter app.",
+        extensions=[apps],  # the counter's tools and HTML: the server takes them when made
+    )
+    for tool in (add, roll_dice, fail, slow, sparkline, stats, server_info, crash):
+        server.tool()(tool)
+    server.resource("demo://readme", name="readme", description="What this demo server offers", mime_type="text/markdown")(readme)
+    server.resource("demo://counter", name="counter", description="The counter's current value", mime_type="text/plain")(
+        counter_value
+    )
+    return server
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m agui_widget.teaching.mcp_demo", description=__doc__.splitlines()[0])
     parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on this port (default: stdio)")
     parser.add_argument("--host", default="127.0.0.1", help="the address to serve HTTP on (default: 127.0.0.1)")
     options = parser.parse_args(argv)
+    server = build_server()
     if options.http is None:
         server.run()
     else:

@@ -61,15 +61,16 @@ def results(events: list[BaseEvent]) -> list[Any]:
 class Recorder(AgentAdapter):
     """Says which tools each run offered; calls ``calls`` (a tool name each run) every time."""
 
-    def __init__(self, calls: str | None = None) -> None:
+    def __init__(self, calls: str | None = None, args: dict[str, Any] | None = None) -> None:
         self.calls = calls
+        self.args = args
         self.inputs: list[RunAgentInput] = []
 
     async def _events(self, input: RunAgentInput, stream: EventStream) -> AsyncIterator:
         self.inputs.append(input)
         yield stream.text(", ".join(tool.name for tool in input.tools))
         if self.calls is not None:
-            yield stream.tool_call(self.calls, {"x": len(self.inputs)})
+            yield stream.tool_call(self.calls, self.args or {"x": len(self.inputs)})
 
 
 # -- the server runs its tools, inside one run -------------------------------------------------------
@@ -360,6 +361,25 @@ async def test_an_mcp_servers_tools_run_on_the_server_side() -> None:
     assert "boom" in result.content and result.content.startswith("Error:")
     assert failed[-1].type == EventType.RUN_FINISHED, "the agent read the server's error and answered"
     assert_valid_streams([added, failed])
+
+
+async def test_an_mcp_servers_resources_are_context_and_its_approval_policy_asks_first() -> None:
+    from agui_widget.inputs._mcp_tools import mcp_tools
+    from agui_widget.teaching.mcp_demo import COMMAND
+
+    agent = Recorder(calls="add", args={"a": 2, "b": 2})
+    demo = mcp_tools(COMMAND, include=["add"], approve=["add"], resources=True)
+    app = create_app(agent, tools=demo)
+    asked_input = make_input("go").model_copy(update={"protocol_version": "1.0"})
+    _, asked = await post_run(app, asked_input)
+    context = {entry.description: entry.value for entry in agent.inputs[0].context}
+    readme = next(value for description, value in context.items() if "demo://readme" in description)
+    assert readme.startswith("# The agui-widget demo MCP server"), "read from the MCP server at the run's start"
+    assert asked[-1].outcome.type == "interrupt" and results(asked) == []
+    assert asked[-1].outcome.interrupts[0].message == 'Run add with {"a": 2, "b": 2}?'
+    _, approved = await post_run(app, answering(asked_input, asked, {"approved": True}))
+    assert results(approved)[0].content == "4.0", "run by the MCP server once approved"
+    assert_valid_streams([asked, approved])
 
 
 # -- agui-widget serve ------------------------------------------------------------------------------

@@ -129,7 +129,6 @@ class Endpoints:
             clash = self.tools.clash(run_input)
             if clash is not None:
                 return JSONResponse({"detail": clash}, status_code=422)
-            run_input = self.tools.offered(run_input)
         user = user_of(request)
         if self.store is not None and user is not None:
             thread_owner = await asyncio.to_thread(owner, self.store, run_input.thread_id)
@@ -152,6 +151,8 @@ class Endpoints:
         self, entry: ServedAgent, run_input: RunAgentInput, request: Request, user: str | None, slot: str
     ) -> StreamingResponse:
         """The SSE response of one run, holding the run slot ``slot`` until it closes."""
+        if self.tools is not None:
+            run_input = await self.tools.offered(run_input)
         # None is the encoder's own default; its signature says `accept: str = None`
         encoder = EventEncoder(accept=request.headers.get("accept"))  # type: ignore[arg-type]
         wire = wire_encoder(run_input, encoder.encode)  # a pre-1.0 client gets each event in its own schema

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,10 +42,13 @@ from fastapi import FastAPI
 from pydantic import ValidationError
 
 from ..adapters import Agent
+from ..inputs._live_context import LiveContext, read_context
 from ..inputs._tools import PythonTool, coerce_tools
 from ..pipeline._consumer import EventConsumer
 from ..vocabulary._content import to_json_text
 from ..vocabulary._ids import new_id
+
+log = logging.getLogger("agui_widget")
 
 __all__ = ["APPROVAL_REASON", "DEFAULT_MAX_TOOL_ROUNDS", "TOOL_ROUNDS_CODE", "ServerTools", "ToolRounds", "server_tools"]
 
@@ -95,6 +99,10 @@ class ServerTools:
         self.by_name: dict[str, PythonTool] = {tool.name: tool for tool in tools}
         self.specs: list[Tool] = [tool.to_agui() for tool in tools]
         self.max_rounds = max_rounds
+        self.context: list[LiveContext] = list(
+            {id(entry): entry for tool in tools for entry in getattr(tool, "context", ())}.values()
+        )
+        """The context entries the tools bring (an MCP server's resources), read at each run's start."""
         for tool in tools:
             hold = getattr(tool, "hold", None)  # an MCP server's tool: its server runs while the app does
             if callable(hold):
@@ -131,9 +139,14 @@ class ServerTools:
             "the two apart. Rename the client's tool (or leave it out)."
         )
 
-    def offered(self, run_input: RunAgentInput) -> RunAgentInput:
-        """``run_input`` with the server's tools after the client's own."""
-        return run_input.model_copy(update={"tools": [*(run_input.tools or ()), *self.specs]})
+    async def offered(self, run_input: RunAgentInput) -> RunAgentInput:
+        """``run_input`` with the server's tools after the client's own, and the context they bring
+        (an MCP server's resources, ``mcp_tools(resources=True)``) read now, after the client's."""
+        update: dict[str, Any] = {"tools": [*(run_input.tools or ()), *self.specs]}
+        if self.context:
+            read = await asyncio.to_thread(read_context, self.context, _log_notice)
+            update["context"] = [*(run_input.context or ()), *(entry for entry in read if entry is not None)]
+        return run_input.model_copy(update=update)
 
     def rounds(self, agent: Agent, consumer: EventConsumer) -> ToolRounds:
         """``agent`` run again after each round of the server's tools, as one run (``consumer``: the
@@ -354,6 +367,11 @@ class ToolRounds:
         if resume:
             data["resume"] = [entry.model_dump(mode="json", by_alias=True, exclude_none=True) for entry in resume]
         return self.consumer.outgoing_input(data)
+
+
+def _log_notice(level: str, text: str) -> None:
+    """What reading the tools' context has to say (a resource that could not be read), for the log."""
+    log.log(logging.WARNING if level != "info" else logging.INFO, "agui-widget: %s", text)
 
 
 def _approval_id(call_id: str) -> str:

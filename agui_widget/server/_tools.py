@@ -99,6 +99,8 @@ class ServerTools:
         self.by_name: dict[str, PythonTool] = {tool.name: tool for tool in tools}
         self.specs: list[Tool] = [tool.to_agui() for tool in tools]
         self.max_rounds = max_rounds
+        self.asks = any(tool.approve for tool in tools)
+        """Whether any of them asks for approval (else a request has no answers to look for)."""
         self.context: list[LiveContext] = list(
             {id(entry): entry for tool in tools for entry in getattr(tool, "context", ())}.values()
         )
@@ -261,6 +263,8 @@ class ToolRounds:
         for approval, by the resume entries naming them; and the resume entries left for the agent."""
         from ..inputs._python_tools import DENIED
 
+        if not self.tools.asks:
+            return _Pending(), list(input.resume or ())
         entries = {entry.interrupt_id: entry for entry in input.resume or ()}
         messages = self.consumer.messages
         opening = _Pending()

@@ -32,6 +32,7 @@ from .agui_check import assert_valid_streams
 from .langchain_fakes import PICK_COLOR, ai, call, model
 from .live_server import live_server
 from .support import make_input, text_of, types, until, user
+from .test_legacy_clients import CLIENTS, chat_with
 from .test_outside_clients import chat_with_httpagent
 from .test_server import body, post_run
 
@@ -314,6 +315,24 @@ def test_the_official_http_agent_reads_a_run_with_server_tools_as_one_valid_run(
     assert run["events"].count("RUN_STARTED") == 1 and run["events"][-1] == "RUN_FINISHED"
     tool_messages = [m for m in result["messages"] if m["role"] == "tool"]
     assert [m["content"] for m in tool_messages] == ["5"]
+
+
+@pytest.mark.parametrize("client", list(CLIENTS))
+def test_each_official_client_version_applies_a_run_with_server_tools_and_its_replay(client: str) -> None:
+    app = create_app(DemoAgent(delay=0), tools=[add, divide, python_tool(divide, name="divide_carefully", approve=True)])
+    turns: list[dict[str, Any]] = [{"user": "call add x=3"}, {"user": "call divide x=1 y=0"}]
+    if client != "0.0.59":  # interrupts and their resume came with 1.0
+        turns.append({"user": "call divide_carefully x=6 y=3", "resume": {"approved": True}})
+    with live_server(app) as url:
+        result = chat_with(client, url + "/", turns)
+    runs = result["runs"]
+    assert [run["error"] for run in runs] == [None] * len(runs), runs
+    assert [len(run["events"]) for run in runs] == [len(run["wire"]) for run in runs], "every event was applied"
+    assert all([e["type"] for e in run["events"]].count("RUN_STARTED") == 1 for run in runs)
+    tool_messages = [m["content"] for m in result["messages"] if m["role"] == "tool"]
+    expected = ["5", "Error: ZeroDivisionError: float division by zero"] + (["2.0"] if client != "0.0.59" else [])
+    assert tool_messages == expected
+    assert result["replay"]["error"] is None and len(result["replay"]["messages"]) == len(result["messages"]) - len(turns)
 
 
 async def test_a_client_that_leaves_while_a_server_tool_runs_cancels_it() -> None:

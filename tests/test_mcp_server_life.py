@@ -9,12 +9,28 @@ exits). Either way the server's process is gone.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 
 import pytest
 
 from .kernel_harness import FakeFrontEnd
 from .support import until
-from .test_mcp_tools import pid_gone
+
+
+def pid_gone(pid: int) -> bool:
+    """Whether the process ``pid`` ended (a zombie waiting for its parent counts as ended)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    with contextlib.suppress(OSError):
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    return False
+
 
 SETUP = """
 from agui_widget import AgentChat, mcp_tools

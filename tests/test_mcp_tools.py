@@ -10,9 +10,7 @@ started again after it died, and stops with the last chat using it.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -35,6 +33,7 @@ from agui_widget.teaching.mcp_demo import COMMAND, COUNTER_APP
 from agui_widget.vocabulary._marks import DISPLAY, MCP, mark_of
 
 from .support import until
+from .test_mcp_server_life import pid_gone
 
 PROPERTIES = settings(deadline=None, derandomize=True, database=None, max_examples=60)
 
@@ -48,27 +47,6 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
-
-
-def pid_gone(pid: int) -> bool:
-    """Whether the process ``pid`` ended (a zombie waiting for its parent counts as ended)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    with contextlib.suppress(OSError):
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    return False
-
-
-def wait_until_gone(pid: int, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not pid_gone(pid):
-        assert time.monotonic() < deadline, f"the server process {pid} still runs after {timeout:g} s"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module", autouse=True)

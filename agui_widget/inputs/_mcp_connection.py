@@ -35,6 +35,7 @@ import concurrent.futures
 import contextlib
 import functools
 import logging
+import os
 import shlex
 import tempfile
 import threading
@@ -59,6 +60,9 @@ STOP_TIMEOUT = 10.0
 
 STDERR_LINES = 12
 """How many of a failed server's last stderr lines its error shows."""
+
+STDERR_TAIL_BYTES = 16_384
+"""How much of the end of a server's stderr is read for those lines."""
 
 APPS_EXTENSION = "io.modelcontextprotocol/ui"
 APP_MIME_TYPE = "text/html;profile=mcp-app"
@@ -302,7 +306,8 @@ class McpServer:
             return ""
         try:
             self._stderr.flush()
-            self._stderr.seek(0)
+            end = self._stderr.seek(0, os.SEEK_END)
+            self._stderr.seek(max(0, end - STDERR_TAIL_BYTES))  # a long-lived server may have written a lot
             lines = [line.rstrip() for line in self._stderr.read().splitlines() if line.strip()]
         except (OSError, ValueError):
             return ""

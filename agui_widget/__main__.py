@@ -79,6 +79,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="runs one user (or one address, without tokens) may stream at once per worker; more get HTTP 429",
     )
+    parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="MODULE:ATTR",
+        help="a function (or a list of tools) the server runs itself, e.g. myagents:lookup_order (repeatable)",
+    )
+    parser.add_argument(
+        "--mcp",
+        action="append",
+        default=[],
+        metavar="SERVER",
+        help="an MCP server whose tools the server runs: its command as one string, or an http(s) URL (repeatable)",
+    )
+    parser.add_argument(
+        "--max-tool-rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="times one request may run the server's tools and ask the agent again (default 10)",
+    )
     parser.add_argument("--log-level", default="info", choices=["critical", "error", "warning", "info", "debug"])
 
 

@@ -418,3 +418,18 @@ async def test_the_serve_commands_options_name_functions_and_mcp_servers_for_the
         app_from_spec({**spec, "mcp": [], "max_tool_rounds": 0})
     with pytest.raises(SystemExit, match="--mcp 'no-such-mcp-server-command'"):
         app_from_spec({**spec, "mcp": ["no-such-mcp-server-command"]})
+
+
+def test_the_serve_command_line_takes_tools_mcp_servers_and_a_round_limit() -> None:
+    import argparse
+
+    from agui_widget.__main__ import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(
+        ["m:agent", "--tools", "m:one", "--tools", "m:two", "--mcp", "python -m server", "--max-tool-rounds", "3"]
+    )
+    assert (args.tools, args.mcp, args.max_tool_rounds) == (["m:one", "m:two"], ["python -m server"], 3)
+    defaults = parser.parse_args(["m:agent"])
+    assert (defaults.tools, defaults.mcp, defaults.max_tool_rounds) == ([], [], None)

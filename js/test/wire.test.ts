@@ -150,8 +150,8 @@ describe("trait guards", () => {
       ]);
     });
     assert.deepEqual(specs, [
-      { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1", approve: false },
-      { name: "plain", description: "", parameters: {}, ui: "manual", handler: null, approve: false },
+      { name: "paint", description: "d", parameters: {}, ui: "handler", handler: "return 1", approve: false, appUri: null },
+      { name: "plain", description: "", parameters: {}, ui: "manual", handler: null, approve: false, appUri: null },
     ]);
     assert.equal(warnings.length, 1);
     assert.match(String(warnings[0]), /frontend_tools/);

@@ -55,15 +55,11 @@ export function themeOf(el: Element): Pick<HostContext, "theme" | "styles"> {
   return { theme: isDarkTheme(el) ? "dark" : "light", styles: { variables } };
 }
 
-export function McpAppFrame({ call, spec, result }: Props) {
+/** The app's source, asked of the kernel once per call; or why there is none. */
+function useAppSource(call: ToolCall): { source: AppSource | null; failure: string | null } {
   const { conn } = useView();
   const [source, setSource] = useState<AppSource | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
-  const [height, setHeight] = useState(FIRST_HEIGHT);
-  const [question, setQuestion] = useState<Question | null>(null);
-  const frame = useRef<HTMLIFrameElement>(null);
-  const host = useRef<AppHost | null>(null);
-
   useEffect(() => {
     let live = true;
     askApp(conn, call.id).then(
@@ -74,41 +70,58 @@ export function McpAppFrame({ call, spec, result }: Props) {
       live = false;
     };
   }, [conn, call.id]);
+  return { source, failure };
+}
 
-  const srcdoc = useMemo(() => (source ? withPolicy(source.html, policyFor(source.csp as ResourceCsp | null)) : null), [source]);
+/** Where the app is drawn, as the host tells it. */
+function contextFor(el: HTMLIFrameElement, call: ToolCall, spec: ToolSpec): HostContext {
+  return {
+    ...themeOf(el),
+    displayMode: "inline",
+    availableDisplayModes: ["inline"],
+    containerDimensions: { maxHeight: MAX_HEIGHT, width: el.clientWidth || undefined },
+    toolInfo: { id: call.id, tool: { name: spec.name, description: spec.description, inputSchema: spec.parameters } },
+    locale: navigator.language,
+    timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+    platform: "web",
+  };
+}
 
+type HostProps = Props & {
+  frame: { current: HTMLIFrameElement | null };
+  srcdoc: string | null;
+  setHeight(height: number): void;
+  setQuestion(question: Question | null): void;
+};
+
+/** The host of the app in `frame`: made when its document is set, closed when it goes. */
+function useAppHost({ call, spec, result, frame, srcdoc, setHeight, setQuestion }: HostProps): void {
+  const { conn } = useView();
+  const host = useRef<AppHost | null>(null);
   useLayoutEffect(() => {
     const el = frame.current;
     if (!el || srcdoc === null) return;
     const ask = (name: string, args: Params) =>
       new Promise<boolean>((resolve) => setQuestion({ name, args, answer: (approved) => (setQuestion(null), resolve(approved)) }));
+    const callTool = async (name: string, args: Params) => {
+      let answer = await askCall(conn, call.id, name, args, false);
+      if ("needsApproval" in answer) {
+        if (!(await ask(name, args))) throw new Error(`The user denied ${name}.`);
+        answer = await askCall(conn, call.id, name, args, true);
+      }
+      if ("needsApproval" in answer) throw new Error(answer.needsApproval);
+      return answer.result as CallToolResult;
+    };
     const app = new AppHost(
       postToFrame(el),
       {
-        callTool: async (name, args) => {
-          let answer = await askCall(conn, call.id, name, args, false);
-          if ("needsApproval" in answer) {
-            if (!(await ask(name, args))) throw new Error(`The user denied ${name}.`);
-            answer = await askCall(conn, call.id, name, args, true);
-          }
-          if ("needsApproval" in answer) throw new Error(answer.needsApproval);
-          return answer.result as CallToolResult;
-        },
+        callTool,
         readResource: (uri) => askRead(conn, call.id, uri),
         openLink: (url) => void el.ownerDocument.defaultView?.open(url, "_blank", "noopener,noreferrer"),
-        sizeChanged: ({ height: asked }) => asked !== undefined && setHeight(clampHeight(asked)),
+        sizeChanged: ({ height }) => height !== undefined && setHeight(clampHeight(height)),
         log: (level, data) => console.debug(`agui-widget: MCP App ${spec.name} (${level}):`, data),
       },
-      {
-        ...themeOf(el),
-        displayMode: "inline",
-        availableDisplayModes: ["inline"],
-        containerDimensions: { maxHeight: MAX_HEIGHT, width: el.clientWidth || undefined },
-        toolInfo: { id: call.id, tool: { name: spec.name, description: spec.description, inputSchema: spec.parameters } },
-        locale: navigator.language,
-        timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone,
-        platform: "web",
-      },
+      contextFor(el, call, spec),
     );
     host.current = app;
     const args = argsValue(call.function?.arguments ?? "");
@@ -131,6 +144,16 @@ export function McpAppFrame({ call, spec, result }: Props) {
     if (result.error === "cancelled") app.toolCancelled("The call was cancelled.");
     else app.toolResult(callToolResultOf(result));
   }, [srcdoc, result]);
+}
+
+export function McpAppFrame(props: Props) {
+  const { spec } = props;
+  const { source, failure } = useAppSource(props.call);
+  const [height, setHeight] = useState(FIRST_HEIGHT);
+  const [question, setQuestion] = useState<Question | null>(null);
+  const frame = useRef<HTMLIFrameElement>(null);
+  const srcdoc = useMemo(() => (source ? withPolicy(source.html, policyFor(source.csp as ResourceCsp | null)) : null), [source]);
+  useAppHost({ ...props, frame, srcdoc, setHeight, setQuestion });
 
   if (failure !== null) {
     return (

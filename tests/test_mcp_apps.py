@@ -18,8 +18,10 @@ import mcp.types as mt
 import pytest
 from pydantic import TypeAdapter
 
-from agui_widget import DemoAgent
+from agui_widget import DemoAgent, mcp_tools
+from agui_widget.inputs._mcp_connection import stop_all
 from agui_widget.inputs._tools import PythonTool
+from agui_widget.teaching.mcp_demo import COMMAND, COUNTER_APP
 from agui_widget.wire import _codec
 from agui_widget.wire._payloads import KernelMessage
 
@@ -51,7 +53,7 @@ class FakeServer:
             ]
         )
 
-    async def call_tool(self, name: str, arguments: dict[str, Any]) -> mt.CallToolResult:
+    async def call_tool(self, name: str, arguments: dict[str, Any], timeout: float | None = None) -> mt.CallToolResult:
         self.calls.append((name, arguments))
         if self.fails:
             raise ConnectionError("the server went away")
@@ -241,3 +243,31 @@ def test_the_answers_fit_their_declarations() -> None:
     KERNEL_MESSAGE.validate_python(_codec.mcp_app_message("r", "c", None, None, "no app"))
     KERNEL_MESSAGE.validate_python(_codec.mcp_result_message("r", {"content": []}, None))
     KERNEL_MESSAGE.validate_python(_codec.mcp_result_message("r", None, "asks first", needs_approval=True))
+
+
+async def test_with_the_demo_server_the_counter_app_counts_through_the_kernel_and_asks_first_when_told() -> None:
+    try:
+        tools = mcp_tools(COMMAND, include=["counter"], approve=["increment"], env={"AGUI_WIDGET_TEST_SERVER": "apps"})
+        (counter,) = tools
+        assert counter.app_uri == COUNTER_APP
+        chat, call_id = await chat_with_a_counter_call(counter)
+        tool_message = next(m for m in chat.messages if m["role"] == "tool")
+        assert tool_message["metadata"]["agui_widget"]["mcp"]["result"]["structuredContent"] == {"count": 2}
+
+        chat.view_says({"kind": "mcp_app", "requestId": "r1", "toolCallId": call_id})
+        app = await answer(chat, "mcp_app", "r1")
+        assert app["error"] is None and "<html" in app["html"].lower()
+
+        chat.view_says(
+            {"kind": "mcp_call", "requestId": "c1", "toolCallId": call_id, "name": "increment", "arguments": {"by": 1}}
+        )
+        assert (await answer(chat, "mcp_result", "c1"))["needsApproval"] is True
+        chat.view_says({"kind": "mcp_call", "requestId": "c2", "toolCallId": call_id, "name": "increment", "approved": True})
+        assert (await answer(chat, "mcp_result", "c2"))["result"]["structuredContent"] == {"count": 3}
+        chat.view_says({"kind": "mcp_call", "requestId": "c3", "toolCallId": call_id, "name": "nope"})
+        assert (await answer(chat, "mcp_result", "c3"))["error"] == "the MCP server has no tool named 'nope'"
+        chat.view_says({"kind": "mcp_read", "requestId": "m1", "toolCallId": call_id, "uri": "demo://counter"})
+        assert (await answer(chat, "mcp_result", "m1"))["result"]["contents"][0]["text"] == "The counter is at 3."
+        chat.close()
+    finally:
+        stop_all()

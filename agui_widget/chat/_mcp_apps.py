@@ -82,7 +82,11 @@ class McpApps:
                 error = f"{name} asks the user before it runs; the call needs the user's approval"
                 self._send(_codec.mcp_result_message(request_id, None, error, needs_approval=True))
                 return
-            result = await _server_answer(tool.server.call_tool(name, arguments), f"calling {name}")
+            timeout = getattr(tool, "timeout", None)  # the tool's own bound holds for the app's calls too
+            pending = (
+                tool.server.call_tool(name, arguments, timeout=timeout) if timeout else tool.server.call_tool(name, arguments)
+            )
+            result = await _server_answer(pending, f"calling {name}")
             self._send(_codec.mcp_result_message(request_id, _as_json(result), None))
 
         self._start(answer(), request_id)

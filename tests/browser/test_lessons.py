@@ -1,4 +1,4 @@
-"""The lessons (notebooks/01_*.ipynb … 14_*.ipynb) in a real JupyterLab, in Chromium.
+"""The lessons (notebooks/01_*.ipynb … 15_*.ipynb) in a real JupyterLab, in Chromium.
 
 Each test opens one lesson: the code cells up to the one tagged ``chat`` (the cell that shows the
 lesson's chat) run first, then the test works the lesson's feature in the chat as a student would
@@ -555,3 +555,54 @@ def test_14_the_agent_reads_the_kernel_runs_code_once_approved_and_answers_a_fai
     assert any('harvest["kg"].sum()' in cell.text for cell in cells), "the lesson's own error should be explained"
     assert any("valid nbformat" in cell.text for cell in cells), "the conversation written as a notebook"
     expect(notebook.chat_roots, "the lesson's two chats").to_have_count(2)
+
+
+def test_15_an_mcp_tool_answers_the_counter_app_counts_and_the_a2ui_form_reaches_the_agent(lab):
+    lesson = Lesson(lab, "15_")
+    chat = lesson.chat
+
+    chat.send("call add a=2 b=3")
+
+    card = chat.tool_card("add")
+    asking = card.get_by_role("region", name="Waiting for you: add")
+    expect(asking, "approve= asks before the kernel calls the server").to_be_visible()
+    asking.get_by_role("button", name="Approve", exact=True).click()
+    chat.wait_answer("The tool answered: 5.0.", timeout=FOLLOW_UP_TIMEOUT)
+    expect(card.locator(".agui-tool-head .agui-badge"), "the kernel answered through the MCP server").to_have_text("done")
+    assert lesson.kernel("last_tool_message(chat)['metadata']['agui_widget']['mcp']['result']['structuredContent']") == {
+        "result": 5.0
+    }, "the server's own result, kept in the tool message"
+
+    chat.send("call counter start=2")
+
+    counter = chat.tool_card("counter")
+    frame_box = counter.locator("iframe.agui-mcp-app-frame")
+    expect(frame_box, "the counter's card shows its app").to_have_count(1, timeout=30_000)
+    app = frame_box.content_frame
+    expect(app.locator("#count"), "the app shows the count of the tool's result").to_have_text("2", timeout=30_000)
+    chat.wait_idle()
+    app.get_by_role("button", name="+1").click()
+    counter.get_by_role("group", name="The app asks to run increment").get_by_role("button", name="Approve").click()
+    expect(app.locator("#count"), "the server's new count, shown by the app").to_have_text("3")
+    reading = "tools.server.run(tools.server.read_resource('demo://counter')).contents[0].text"
+    assert lesson.kernel(reading) == "The counter is at 3.", "the +1 reached the server through the kernel"
+
+    chat.send("a2ui")
+
+    chat.wait_answer("fill it in and press Submit")
+    surface = chat.root.locator(".agui-a2ui[data-a2ui=drawn] .agui-a2ui-surface").last
+    surface.get_by_role("textbox").fill("Ada")
+    surface.get_by_role("button", name="Submit").click()
+    answer = chat.wait_answer("You submitted", timeout=FOLLOW_UP_TIMEOUT)
+    assert "name = Ada" in answer and "drink = tea" in answer, answer
+    sent = lesson.kernel("run_inputs[-1].forwarded_props['a2uiAction']['userAction']['context']")
+    assert sent == {"name": "Ada", "drink": ["tea"]}, f"the agent got the form's values as the middleware gives them: {sent}"
+
+    cells = lesson.run_rest()
+    approved = next(cell.text for cell in cells if "-> approve" in cell.text)
+    assert "answered from Python: add" in approved and "The tool answered: `5.0`." in approved, approved
+    assert any("Together that makes" in cell.text for cell in cells), "the scripted model added the dice"
+    assert any("You submitted: name = Ada; drink = coffee" in cell.text for cell in cells), "the cell's own action"
+    assert any("Booked a table for Grace Hopper." in cell.text for cell in cells), "the SDK's surface, answered"
+    assert any("the HTTP server stopped: True" in cell.text for cell in cells), "the HTTP server started and stopped"
+    assert "not running" in cells[-1].text, f"the MCP server stops with the last chat: {cells[-1].text}"

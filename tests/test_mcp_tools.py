@@ -14,6 +14,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -392,3 +393,36 @@ def test_any_result_gives_the_model_text_and_keeps_the_result_whole(
     if pictures:
         shown = bundle.get("text/html", "") + bundle.get("image/png", "") + bundle.get("image/jpeg", "")
         assert "iVBORw0KGgo=" in shown
+
+
+def test_headers_travel_with_each_request_to_an_http_server() -> None:
+    """A token for a server that wants one: a listener that is no MCP server keeps each request's head."""
+    heads: list[bytes] = []
+    done = threading.Event()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.05)
+
+        def refuse_each() -> None:
+            while not done.is_set():
+                try:
+                    connection, _ = listener.accept()
+                except TimeoutError:
+                    continue
+                with connection:
+                    heads.append(connection.recv(65536))
+                    connection.sendall(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+        thread = threading.Thread(target=refuse_each, daemon=True)
+        thread.start()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        try:
+            with pytest.raises(McpServerError, match="Could not connect to the MCP server"):
+                mcp_tools(url, headers={"Authorization": "Bearer s3cret"})
+        finally:
+            done.set()
+            thread.join(10)
+    assert heads and all(
+        head.startswith(b"POST /mcp ") and b"\r\nauthorization: bearer s3cret\r\n" in head.lower() for head in heads
+    )

@@ -58,19 +58,20 @@ test: setup test-deps lint docs test-ipykernel6
 # The kernel-level tests that speak of ipykernel versions (tests/test_kernel_versions.py), on
 # ipykernel 6: a demo chat's text and Python tool, the notebook tools' cell run, and the error a cell
 # awaiting a run that waits on the browser gets there; and %load_ext agui_widget's magics and error
-# button (tests/test_notebook_extension.py), on IPython 7.34. Its venv holds the package's
+# button (tests/test_notebook_extension.py), on IPython 7.34; and an MCP server started in that kernel
+# ending with it (tests/test_mcp_server_life.py). Its venv holds the package's
 # dependencies and what those tests need; the front end comes from `setup` (the same checkout), so
 # its install skips the JS build.
 $(VENV6)/.installed: pyproject.toml Makefile
 	test -x $(VENV6)/bin/python || $(PYTHON) -m venv $(VENV6)
 	$(VENV6)/bin/python -m pip install --quiet --upgrade pip
-	AGUI_WIDGET_SKIP_JS=1 $(VENV6)/bin/python -m pip install --quiet -e . "ipykernel==$(IPYKERNEL6)" \
+	AGUI_WIDGET_SKIP_JS=1 $(VENV6)/bin/python -m pip install --quiet -e ".[mcp]" "ipykernel==$(IPYKERNEL6)" \
 	  "ipython==$(IPYTHON6)" "jupyter_client>=8" "pytest>=8" "pytest-asyncio>=0.23"
 	touch $@
 
 test-ipykernel6: setup $(VENV6)/.installed
 	AGUI_TEST_IPYKERNEL=$(IPYKERNEL6) $(VENV6)/bin/python -m pytest -q -o addopts="" -p no:cacheprovider \
-	  tests/test_kernel_versions.py tests/test_notebook_extension.py
+	  tests/test_kernel_versions.py tests/test_notebook_extension.py tests/test_mcp_server_life.py
 
 # The wire's generated files, from its declarations in agui_widget/wire/_requests.py and _payloads.py (docs/wire.md).
 wire: setup

@@ -15,13 +15,14 @@ import { moduleImporter } from "../src/view/vega";
 import { forgetA2ui } from "../src/a2ui/load";
 import { checkOperations } from "../src/a2ui/check";
 import type { A2uiRenderer, UserAction } from "../src/a2ui/types";
+import { XSS_PAYLOADS } from "./xss-payloads";
 
 const root = process.env.AGUI_JS_ROOT ?? process.cwd();
 const fixture = JSON.parse(readFileSync(resolve(root, "test", "a2ui-middleware.json"), "utf8")) as { demoOperations: unknown[] };
 const FORM = fixture.demoOperations;
+const win = doc.defaultView as unknown as Record<string, unknown>;
 
 // What Lit needs of a browser beyond what ./dom gives every test.
-const win = doc.defaultView as unknown as Record<string, unknown>;
 for (const name of ["customElements", "ShadowRoot", "CSSStyleSheet", "HTMLSlotElement", "Document", "getComputedStyle"]) {
   if (!(name in globalThis)) (globalThis as Record<string, unknown>)[name] = win[name];
 }
@@ -75,6 +76,50 @@ describe("an A2UI surface, drawn by the renderer itself", () => {
     assert.deepEqual(actions[0]!.context, { name: "Ada", drink: ["tea"] });
     mounted.dispose();
     assert.equal(el.childElementCount, 0);
+  });
+
+  it("shows agent text as text: no payload becomes an element or runs", async () => {
+    const w = win as { __xss?: (n: unknown) => void };
+    const calls: unknown[] = [];
+    w.__xss = (n) => calls.push(n);
+    // A payload that is itself a script URL refuses the whole surface (tested below); the rest are drawn.
+    const refused = (p: string) => {
+      try {
+        checkOperations([{ version: "v0.9", updateDataModel: { surfaceId: "s", value: p } }], () => true);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    const payloads = XSS_PAYLOADS.filter((p) => !refused(p));
+    assert.ok(payloads.length > XSS_PAYLOADS.length - 10, `most payloads are drawn (${payloads.length} of ${XSS_PAYLOADS.length})`);
+    const texts = payloads.map((text, i) => ({ id: `t${i}`, component: "Text", text }));
+    const labels = payloads.map((label, i) => ({ id: `f${i}`, component: "TextField", label, value: { path: `/v/${i}` } }));
+    const ids = [...texts, ...labels].map((c) => c.id);
+    const operations = [
+      { version: "v0.9", createSurface: { surfaceId: "x", catalogId: "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json" } },
+      { version: "v0.9", updateComponents: { surfaceId: "x", components: [{ id: "root", component: "Column", children: ids }, ...texts, ...labels] } },
+      { version: "v0.9", updateDataModel: { surfaceId: "x", path: "/", value: { v: payloads } } },
+    ];
+    const el = doc.createElement("div");
+    doc.body.append(el);
+    const mounted = renderer.mount(el, operations, { dark: false, onAction: () => {} });
+    await until(() => deepAll(el, "input").length === payloads.length, "every field drawn");
+    for (const node of deepAll(el, "*")) {
+      node.dispatchEvent(new Event("error"));
+      node.dispatchEvent(new Event("load"));
+      node.dispatchEvent(new MouseEvent("mouseover"));
+    }
+    assert.deepEqual(calls, [], "no handler ran");
+    assert.equal(deepAll(el, "script, img, svg, iframe, object, embed, a[href], marquee, details, video, body").length, 0, "no payload became an element");
+    assert.equal(deepAll(el, "[onerror], [onload], [onmouseover], [onfocus]").length, 0);
+    const shown = deepAll(el, ".a2ui-text").map((t) => t.textContent);
+    assert.ok(shown.includes(payloads[0]!), "a payload is shown as its text");
+    const values = (deepAll(el, "input") as HTMLInputElement[]).map((i) => i.value);
+    assert.deepEqual(values, payloads.map((p) => p.replace(/[\r\n]/g, "")), "bound values are the fields' text (one line)");
+    mounted.dispose();
+    el.remove();
+    delete w.__xss;
   });
 
   it("refuses what is not a drawable surface, saying why", () => {

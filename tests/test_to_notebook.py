@@ -189,6 +189,28 @@ def test_a_call_that_is_not_a_python_tools_is_a_note():
     assert "`run_python`, code the agent ran, with arguments that hold no code" in text
 
 
+def test_an_mcp_servers_tool_is_called_again_through_mcp_tools_started_in_the_setup_cell():
+    from agui_widget import mcp_tools
+    from agui_widget.inputs._mcp_connection import stop_all
+    from agui_widget.teaching.mcp_demo import COMMAND
+
+    try:
+        demo = mcp_tools(COMMAND, prefix="demo_")
+        messages = transcript_calling("demo_add", {"a": 2, "b": 3}, "5.0")
+        setup, call = code_cells(notebook_of(messages, demo, agent="Scripted", thread_id="t"))
+        assert "from agui_widget import mcp_tools" in setup.source
+        assert f"mcp_server_1 = {{tool.remote_name: tool for tool in mcp_tools({list(COMMAND)!r})}}" in setup.source
+        assert "demo_add = mcp_server_1['add']" in setup.source
+        assert call.source == "demo_add(a=2, b=3)"
+        assert [o.text for o in call.outputs] == ["5.0\n"], "the output the chat showed"
+        namespace: dict[str, Any] = {}
+        exec(setup.source, namespace)  # the cells run again: the server is started and called
+        again = eval(call.source, namespace)
+        assert [part.text for part in again.content] == ["5.0"]
+    finally:
+        stop_all()
+
+
 def test_a_directory_or_a_missing_folder_is_refused_and_nothing_is_written(tmp_path):
     chat = AgentChat(DemoAgent(delay=0))
     with pytest.raises(IsADirectoryError, match="is a folder"):

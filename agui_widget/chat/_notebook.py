@@ -1,8 +1,8 @@
 """A chat's conversation as a Jupyter notebook that runs again (``chat.to_notebook``).
 
 Each message is a Markdown cell. The code the agent ran (a ``run_python`` call's ``code``) and
-each call of a Python tool (written as a call of its function, ``top_customers(n=3)``) are code
-cells, with the outputs the chat showed for them; run top to bottom, with the tools' functions
+each call of a Python tool (written as a call of its function, ``top_customers(n=3)``) or of an
+MCP server's tool (started again by ``mcp_tools`` in the first cell) are code cells, with the outputs the chat showed for them; run top to bottom, with the tools' functions
 defined, the notebook does the analysis again. A call the notebook cannot run again (a frontend
 tool's, the agent's own tool's, a denied or unanswered call) is a Markdown note with its
 arguments and result. Imported with the first ``to_notebook``, and with it ``nbformat``.
@@ -27,6 +27,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from ..inputs._mcp_tools import McpTool
 from ..inputs._python_tools import DENIED
 from ..inputs._tools import FrontendTool, PythonTool
 from ..vocabulary._marks import DISPLAY, REFUSED, STOPPED, mark_of
@@ -58,8 +59,8 @@ def notebook_of(
         cells.add(message)
     when = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M %Z").strip()
     head = [new_markdown_cell(_title(agent, thread_id, when))]
-    if cells.called:
-        head.append(new_code_cell(_setup_source(cells.called)))
+    if cells.called or cells.mcp_called:
+        head.append(new_code_cell(_setup_source(cells.called, cells.mcp_called)))
     metadata = {
         "kernelspec": dict(_KERNELSPEC),
         "language_info": {"name": "python"},
@@ -106,6 +107,8 @@ class _Cells:
         self.cells: list[NotebookNode] = []
         self.called: dict[str, Callable[..., Any]] = {}
         """The Python tools the code cells call, by the name they are called with."""
+        self.mcp_called: dict[str, McpTool] = {}
+        """The MCP servers' tools the code cells call, by the name they are called with."""
 
     def add(self, message: Mapping[str, Any]) -> None:
         role = message.get("role")
@@ -154,6 +157,11 @@ class _Cells:
         if name == RUN_CODE_TOOL:
             code = arguments.get("code")
             return code if isinstance(code, str) else None
+        if isinstance(tool, McpTool) and tool.server is not None:
+            if not tool.name.isidentifier() or keyword.iskeyword(tool.name):
+                return None
+            self.mcp_called.setdefault(tool.name, tool)
+            return _call_source(tool.name, None, arguments)
         if not isinstance(tool, PythonTool) or tool.fn is None or _is_ours(tool):
             return None
         callable_name = _callable_name(tool)
@@ -182,10 +190,11 @@ def _title(agent: str, thread_id: str, when: str) -> str:
     )
 
 
-def _setup_source(called: Mapping[str, Callable[..., Any]]) -> str:
+def _setup_source(called: Mapping[str, Callable[..., Any]], mcp_called: Mapping[str, McpTool]) -> str:
     """The first code cell: where each called tool's function comes from, or a reminder to define it."""
     lines = ["# The code cells below call the chat's Python tools: their functions must be defined (or imported)"]
     lines.append("# before the notebook runs again.")
+    lines += _mcp_setup(mcp_called)
     for name, fn in called.items():
         module = getattr(fn, "__module__", None)
         if _importable(fn, name, module):
@@ -195,6 +204,30 @@ def _setup_source(called: Mapping[str, Callable[..., Any]]) -> str:
         else:
             lines.append(f"# {name}: from {module or 'an unknown module'}, not importable by that name; define it here.")
     return "\n".join(lines)
+
+
+def _mcp_setup(called: Mapping[str, McpTool]) -> list[str]:
+    """Lines that start each MCP server the cells call again and bind its tools' names; headers
+    and environment variables the chat was given are not written (they may hold secrets)."""
+    if not called:
+        return []
+    lines = ["from agui_widget import mcp_tools", ""]
+    servers: dict[Any, str] = {}
+    for name, tool in called.items():
+        assert tool.server is not None
+        spec = tool.server.spec
+        variable = servers.get(spec)
+        if variable is None:
+            variable = servers[spec] = f"mcp_server_{len(servers) + 1}"
+            where = spec.url or list(spec.command)
+            if spec.headers or spec.env:
+                given = "headers=" if spec.headers else "env="
+                lines.append(f"# The chat gave this server {given}...; pass it again here (it is not written down).")
+            lines.append(
+                f"{variable} = {{tool.remote_name: tool for tool in mcp_tools({where!r})}}  # a call returns its CallToolResult"
+            )
+        lines.append(f"{name} = {variable}[{tool.remote_name!r}]")
+    return lines
 
 
 def _importable(fn: Any, name: str, module: Any) -> bool:

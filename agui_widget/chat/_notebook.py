@@ -2,8 +2,9 @@
 
 Each message is a Markdown cell. The code the agent ran (a ``run_python`` call's ``code``) and
 each call of a Python tool (written as a call of its function, ``top_customers(n=3)``) or of an
-MCP server's tool (started again by ``mcp_tools`` in the first cell) are code cells, with the outputs the chat showed for them; run top to bottom, with the tools' functions
-defined, the notebook does the analysis again. A call the notebook cannot run again (a frontend
+MCP server's tool (its server started again by ``mcp_tools`` in the first cell) are code cells,
+with the outputs the chat showed for them; run top to bottom, with the tools' functions defined,
+the notebook does the analysis again. A call the notebook cannot run again (a frontend
 tool's, the agent's own tool's, a denied or unanswered call) is a Markdown note with its
 arguments and result. Imported with the first ``to_notebook``, and with it ``nbformat``.
 """

@@ -82,6 +82,8 @@ def test_the_demo_form_is_drawn_submitted_and_answered_with_its_values_in_light_
     surface = surface_of(chat)
     expect(surface.locator("a2ui-surface"), "the surface is drawn by A2UI's renderer").to_have_count(1)
     assert surface.evaluate("el => getComputedStyle(el).colorScheme") == "light"
+    page_scheme = nb.page.evaluate("() => getComputedStyle(document.documentElement).colorScheme")
+    assert page_scheme == "normal", f"A2UI's stylesheet must leave the notebook's colour scheme alone ({page_scheme})"
     field = surface.get_by_role("textbox")
     expect(field, "the form's text field").to_have_count(1)
     field.fill("Ada")

@@ -8,7 +8,7 @@
  * text (Lit escapes it), and the operations are checked first (./check.ts): an unknown component,
  * or a media URL that is not http(s) or an image's data URL, refuses the whole surface.
  */
-import { Catalog, MessageProcessor, type A2uiClientAction, type A2uiMessage } from "@a2ui/web_core/v0_9";
+import { Catalog, MessageProcessor, injectBasicCatalogStyles, type A2uiClientAction, type A2uiMessage } from "@a2ui/web_core/v0_9";
 import { basicCatalog } from "@a2ui/lit/v0_9"; // registers <a2ui-surface>
 import { checkOperations } from "./check";
 import type { A2uiRenderer, MountOptions, Mounted, UserAction } from "./types";
@@ -39,6 +39,22 @@ const THEME: Record<string, string> = {
   "--a2ui-font-family-monospace": "var(--agui-mono, monospace)",
   "--a2ui-font-size": "var(--agui-font-size, 14px)",
 };
+
+/**
+ * A2UI's default stylesheet is adopted by the whole document and sets `color-scheme: light dark`
+ * on `:root` (at no specificity), which would turn the notebook's own form controls and scrollbars
+ * dark under a dark system setting in a light notebook. That one declaration is undone by a sheet
+ * of ours adopted after it, at the same specificity; a surface sets its own scheme (applyTheme).
+ */
+const pageScheme = typeof CSSStyleSheet === "function" && "replaceSync" in CSSStyleSheet.prototype ? new CSSStyleSheet() : null;
+pageScheme?.replaceSync(":where(:root) { color-scheme: normal; }");
+
+function keepThePageScheme(doc: Document): void {
+  if (!pageScheme || !Array.isArray(doc.adoptedStyleSheets)) return;
+  injectBasicCatalogStyles(); // A2UI's sheet first (it adds it once), then ours after it
+  const sheets = doc.adoptedStyleSheets.filter((sheet) => sheet !== pageScheme);
+  doc.adoptedStyleSheets = [...sheets, pageScheme];
+}
 
 function applyTheme(el: HTMLElement, dark: boolean): void {
   for (const [name, value] of Object.entries(THEME)) el.style.setProperty(name, value);
@@ -78,6 +94,7 @@ export function mount(el: HTMLElement, operations: unknown, options: MountOption
     created.unsubscribe();
   }
   if (drawn.length === 0) throw new Error("the operations create no surface (createSurface is missing)");
+  keepThePageScheme(el.ownerDocument);
   applyTheme(el, options.dark);
   el.replaceChildren(...drawn);
   return {

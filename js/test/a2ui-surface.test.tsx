@@ -11,6 +11,7 @@ import { resolve } from "node:path";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { doc, until, untilSent } from "./dom";
 import { connected } from "./mount";
+import { ev } from "./helpers";
 import { moduleImporter } from "../src/view/vega";
 import { forgetA2ui } from "../src/a2ui/load";
 import { checkOperations } from "../src/a2ui/check";
@@ -176,6 +177,23 @@ describe("an A2UI surface in the chat", () => {
     // the chat goes on: a message still renders after them
     model.kernel({ kind: "messages", start: 5, messages: [{ id: "a1", role: "assistant", content: "still here" }] });
     await until(() => el.textContent?.includes("still here") ?? false, "a later message shown");
+    cleanup();
+  });
+
+  it("follows the middleware's snapshots: building, then the surface in its place; a failure says why", async () => {
+    const { model, el, cleanup } = await connected([{ id: "u1", role: "user", content: "a form" }]);
+    const snapshot = (messageId: string, content: unknown) => ({ type: "ACTIVITY_SNAPSHOT", messageId, activityType: "a2ui-surface", content, replace: true });
+    model.kernel({ kind: "events", events: [ev.runStarted(), snapshot("a2ui-surface-c1", { status: "building", progressTokens: 40 })] });
+    await until(() => el.querySelector("[data-a2ui=building]")?.textContent?.includes("Building the surface") ?? false, "building shown");
+    model.kernel({ kind: "events", events: [snapshot("a2ui-surface-c1", { status: "retrying", attempt: 2, maxAttempts: 3, errors: [] })] });
+    await until(() => el.querySelector("[data-a2ui=retrying]")?.textContent?.includes("attempt 2 of 3") ?? false, "retrying shown");
+    model.kernel({ kind: "events", events: [snapshot("a2ui-surface-c1", { a2ui_operations: FORM })] });
+    await untilSent(model, "asset");
+    model.kernel({ kind: "asset", name: "a2ui", source: "export default {}", error: null });
+    await until(() => el.querySelector("[data-a2ui=drawn]") !== null && deepAll(el, "input").length > 0, "the surface drawn in the same row");
+    assert.equal(el.querySelectorAll("[data-a2ui]").length, 1, "one row: the snapshot replaced the status");
+    model.kernel({ kind: "events", events: [snapshot("a2ui-surface-c2", { status: "failed", error: "the components were invalid", attempts: [] }), ev.runFinished()] });
+    await until(() => el.querySelector("[data-a2ui=failed]")?.textContent?.includes("could not build the surface: the components were invalid") ?? false, "the failure shown");
     cleanup();
   });
 

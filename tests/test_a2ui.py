@@ -187,3 +187,16 @@ async def test_the_demo_shows_a_form_and_answers_with_the_values_submitted():
     await until(lambda: "You submitted" in str(chat.messages[-1].get("content")), 10, "the answer")
     assert "name = Ada" in chat.messages[-1]["content"]
     assert "drink = coffee" in chat.messages[-1]["content"]
+
+
+async def test_an_action_the_input_guard_refuses_is_never_sent_neither_its_call_nor_its_result():
+    agent = Recorder()
+    chat = Captured(agent, guard=lambda content: "no Ada here" if "Ada" in str(content) else None)
+    await chat.send("hello")
+    chat.view_says(action_request(FIXTURE["userAction"]))
+    await until(lambda: chat.status == "idle" and len(chat.messages) == 4, 10, "the refusal")
+    assert len(agent.inputs) == 1, "the agent was not asked"
+    refused = [m for m in chat.messages if (m.get("metadata") or {}).get("agui_widget", {}).get("refused")]
+    assert [m["role"] for m in refused] == ["assistant", "tool"]
+    await chat.send("still there?")
+    assert [m.role for m in agent.inputs[1].messages] == ["user", "assistant", "user"], "no dangling call is sent"

@@ -256,13 +256,23 @@ class RunLoop(AnswerWaiting):
         return True
 
     def _mark_refused(self, run: Run, reason: str) -> None:
-        """The turn's message was refused: it is marked so (and never sent again), and the views told."""
+        """The turn's message was refused: it is marked so (and never sent again), and the views told.
+        All the turn opened with is marked (an A2UI action's call goes with its result)."""
         run.refused = reason
-        for index in range(len(self.messages) - 1, -1, -1):
-            message = self.messages[index]
-            if message.get("id") == run.user_message["id"]:
-                refused = {**message, "metadata": with_mark(message.get("metadata"), REFUSED, reason)}
-                self.messages = [*self.messages[:index], refused, *self.messages[index + 1 :]]
-                self.listener.session_messages(index)
+        ids = {message["id"] for message in run.opening_messages()}
+        messages = self.messages
+        first: int | None = None
+        for index in range(len(messages) - 1, -1, -1):
+            if not ids:
                 break
+            message = messages[index]
+            if message.get("id") in ids:
+                ids.discard(message["id"])
+                if first is None:
+                    messages = list(messages)
+                messages[index] = {**message, "metadata": with_mark(message.get("metadata"), REFUSED, reason)}
+                first = index
+        if first is not None:
+            self.messages = messages
+            self.listener.session_messages(first)
         self.listener.session_notice("warning", f"Not sent: {reason}")

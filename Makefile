@@ -98,6 +98,7 @@ bench: setup
 	$(PY) benchmarks/state_cost.py
 	$(PY) benchmarks/run_start.py
 	$(PY) benchmarks/cell_run.py
+	$(PY) benchmarks/mcp_call.py
 	$(PY) benchmarks/import_time.py
 	$(PY) benchmarks/memory.py
 	$(PY) benchmarks/serve_load.py

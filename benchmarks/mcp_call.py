@@ -25,14 +25,14 @@ calls run):
   (the session's handshake) and listing. Stopping is not timed. Fewer rounds: a stdio start is
   a Python process importing the SDK.
 
-A round of calls makes each call ``--calls`` times in a row each way, a round of starts one start
-each way; the two ways in alternating order from one round to the next, after a warm-up round
-(imports, a server's first call). A round's figures are the median wall time of its calls and
-the caller's process CPU per call (``time.process_time()`` over the round's calls: the caller's
-thread and, for ``mcp_tools``, the owner thread; not the server's process). Figures are medians over the rounds
+A round of calls makes each call ``--calls`` times each way, the two ways taking turns call by
+call, a round of starts one start each way; which way goes first alternates from one round to the
+next, after a warm-up round (imports, a server's first call). A round's figures are the median
+wall time of its calls and the caller's process CPU per call (``time.process_time()`` over each
+call: the caller's thread and, for ``mcp_tools``, the owner thread; not the server's process). Figures are medians over the rounds
 (with their range), "above the baseline" the median of each round's difference. Apart, building
 the tool message from the baseline's own result (``result_message``), the part of the
-difference that is not the thread handoff. About 25 s on 2 cores.
+difference that is not the thread handoff. About 20 s on 2 cores.
 
 Usage::
 
@@ -130,16 +130,19 @@ async def sdk_client(server: str | list[str]) -> AsyncIterator[Client]:
             yield client
 
 
-async def timed_calls(call: Callable[[], Awaitable[Any]], count: int) -> dict[str, Any]:
-    """``count`` calls in a row: the median wall time of one, the process CPU per call, the last answer."""
-    walls = []
-    answer = None
-    cpu = time.process_time()
+async def timed_calls(ask: dict[str, Callable[[], Awaitable[Any]]], ways: tuple[str, ...], count: int) -> dict[str, Any]:
+    """``count`` calls each way, the ways taking turns call by call (so both meet the same spells of
+    a busy machine): each way's median wall time of one, its process CPU per call, its last answer."""
+    walls: dict[str, list[float]] = {way: [] for way in ways}
+    cpu = dict.fromkeys(ways, 0.0)
+    answers: dict[str, Any] = {}
     for _ in range(count):
-        began = time.perf_counter()
-        answer = await call()
-        walls.append(time.perf_counter() - began)
-    return {"wall": statistics.median(walls), "cpu": (time.process_time() - cpu) / count, "answer": answer}
+        for way in ways:
+            spent, began = time.process_time(), time.perf_counter()
+            answers[way] = await ask[way]()
+            walls[way].append(time.perf_counter() - began)
+            cpu[way] += time.process_time() - spent
+    return {way: {"wall": statistics.median(walls[way]), "cpu": cpu[way] / count, "answer": answers[way]} for way in ways}
 
 
 def checked(way: str, tool: str, answer: Any) -> None:
@@ -168,8 +171,7 @@ async def call_rounds(
                     "mcp_tools": functools.partial(tools[tool_name].answer_call, json.dumps(arguments)),
                     "baseline": functools.partial(client.call_tool, tool_name, arguments),
                 }
-                for way in ways:
-                    measured = await timed_calls(ask[way], count)
+                for way, measured in (await timed_calls(ask, ways, count)).items():
                     checked(way, tool_name, measured.pop("answer"))
                     if index:  # the first round warms up
                         reps[name][way].append(measured)
@@ -278,8 +280,9 @@ def table(results: dict[str, Any]) -> str:
             f"| {'–' if building is None else f'{building:.3f}'} |"
         )
     notes = (
-        f"\nMedians (min–max) over {results['rounds']} rounds of {results['calls_per_round']} calls each way "
-        f"({results['start_rounds']} rounds for a start), the two ways in alternating order, after a warm-up round; "
+        f"\nMedians (min–max) over {results['rounds']} rounds of {results['calls_per_round']} calls each way, "
+        f"taking turns ({results['start_rounds']} rounds for a start), the way going first alternating from one round "
+        "to the next, after a warm-up round; "
         "\"above\" is the median of each round's difference. Caller CPU is this process's (with `mcp_tools`, the "
         "owner thread's too), not the server's. The tool message's share is `result_message` on the SDK's own result. "
         f"{results['seconds']:.0f} s in all."

@@ -200,7 +200,7 @@ async def test_a_tool_error_is_an_error_the_model_reads_and_the_run_goes_on(serv
     run = await session.send("call fail message=no_such_file")
     [answer] = tool_messages(session)
     assert answer["error"] == "Error executing tool fail: no_such_file"
-    assert answer["content"] == "Error: Error executing tool fail: no_such_file"
+    assert answer["content"] == "Error executing tool fail: no_such_file", "said once, not after another Error:"
     assert mark_of(answer, MCP)["result"]["isError"] is True
     assert run.status == "finished" and "The tool failed" in run.reply
     after = await session.send("call add a=1 b=1")
@@ -234,6 +234,15 @@ def test_a_tool_called_in_a_cell_returns_the_servers_result() -> None:
     result = named["roll_dice"](sides=6, count=3, seed=7)
     again = named["roll_dice"](sides=6, count=3, seed=7)
     assert result.structured_content == again.structured_content and len(result.structured_content["result"]) == 3
+
+
+def test_a_cell_can_call_any_tool_of_the_server_and_read_its_resources() -> None:
+    tools = mcp_tools(COMMAND, include=["counter"])
+    assert "increment" not in by_name(tools), "only the app calls increment"
+    tools.call("counter", start=5)
+    assert tools.call("increment", by=2).structured_content == {"count": 7}
+    assert tools.read("demo://counter") == "The counter is at 7."
+    assert tools.read("ui://agui-widget-demo/counter.html").lstrip().lower().startswith("<!doctype html")
 
 
 # -- approval -------------------------------------------------------------------------------------

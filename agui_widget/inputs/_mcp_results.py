@@ -41,7 +41,9 @@ def result_message(result: CallToolResult, remote_name: str) -> dict[str, Any]:
         metadata = with_mark(metadata, DISPLAY, bundle)
     if result.is_error:
         error = text if text != NOTHING else f"{remote_name} failed"
-        return {"content": f"Error: {error}", "metadata": metadata, "error": error}
+        # The SDK's own errors start "Error executing tool": said once, not after another "Error:".
+        said_error = error if error.lower().startswith("error") else f"Error: {error}"
+        return {"content": said_error, "metadata": metadata, "error": error}
     return {"content": text, "metadata": metadata}
 
 

@@ -110,6 +110,16 @@ class McpTools(list[McpTool]):
         self.server = server
         self.context = list(context)
 
+    def call(self, name: str, /, **arguments: Any) -> CallToolResult:
+        """Call any of the server's tools from a cell (one only its MCP App calls too): its result."""
+        return self.server.run(self.server.call_tool(name, arguments), None)
+
+    def read(self, uri: str) -> str:
+        """One of the server's resources, as the text a context entry would send."""
+        from ._mcp_results import resource_text
+
+        return resource_text(self.server.run(self.server.read_resource(uri), RESOURCE_TIMEOUT))
+
 
 def mcp_tools(
     server: str | Sequence[str],

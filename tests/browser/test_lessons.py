@@ -584,7 +584,7 @@ def test_15_an_mcp_tool_answers_the_counter_app_counts_and_the_a2ui_form_reaches
     app.get_by_role("button", name="+1").click()
     counter.get_by_role("group", name="The app asks to run increment").get_by_role("button", name="Approve").click()
     expect(app.locator("#count"), "the server's new count, shown by the app").to_have_text("3")
-    reading = "tools.server.run(tools.server.read_resource('demo://counter')).contents[0].text"
+    reading = "tools.read('demo://counter')"
     assert lesson.kernel(reading) == "The counter is at 3.", "the +1 reached the server through the kernel"
 
     chat.send("a2ui")

@@ -12,7 +12,7 @@ import { after, before, beforeEach, describe, it } from "node:test";
 import { doc, until, untilSent } from "./dom";
 import { connected } from "./mount";
 import { ev } from "./helpers";
-import { moduleImporter } from "../src/view/vega";
+import { moduleImporter } from "../src/kernel/assets";
 import { forgetA2ui } from "../src/a2ui/load";
 import { checkOperations } from "../src/a2ui/check";
 import type { A2uiRenderer, UserAction } from "../src/a2ui/types";

@@ -10,7 +10,8 @@ import { doc, FakeModel, until, untilCount, untilSent } from "./dom";
 import { connected } from "./mount";
 import { parseKernelMessage } from "../src/kernel/wire";
 import { chosenType } from "../src/view/Bundle";
-import { type DrawOptions, forgetVega, moduleImporter } from "../src/view/vega";
+import { moduleImporter } from "../src/kernel/assets";
+import { type DrawOptions, forgetVega } from "../src/view/vega";
 
 const charts = (...els: HTMLElement[]) => els.flatMap((el) => [...el.querySelectorAll(".agui-vega")]);
 /** Whether every chart in `els` is in `state` (data-chart: drawn, failed). */

@@ -23,6 +23,7 @@ from ag_ui.core import PROTOCOL_VERSION, BaseEvent, Context, ResumeEntry, RunAge
 
 from ..adapters import Agent
 from ..inputs._live_context import ContextEntry, read_context
+from ..pipeline._a2ui_surfaces import ToolResultSurfaces
 from ..pipeline._eventlog import DELTA_FRAMING, revive
 from ..vocabulary._errors import ProtocolError, describe_exception
 from ..vocabulary._hooks import DEFAULT_REFUSAL, INPUT_REFUSED, ErrorInfo, Guard, check_guard
@@ -201,6 +202,7 @@ class RunLoop(AnswerWaiting):
         plain, hooks = consumer.consume_plain_delta, self.hooks
         keep_in_turn, keep_in_chat = run.event_log.keep, self.event_log.add_one
         recording, tell_listener = self._recording, self.listener.session_delta
+        surfaces = ToolResultSurfaces()  # A2UI surfaces a tool's result draws, as @ag-ui/a2ui-middleware makes them
         if recording is not None:
             recorded, recorded_at, clock = recording.records.append, recording.times.append, recording.clock
         async for event in stream:
@@ -223,7 +225,11 @@ class RunLoop(AnswerWaiting):
                 if run._stopped:  # a listener or hook stopped the turn
                     break
                 continue
-            self._deliver(run, consumer.consume(event))
+            delivered = consumer.consume(event)
+            self._deliver(run, delivered)
+            drawn = surfaces.after(delivered)
+            if drawn:  # the kernel's own events: verified and reduced as the agent's, not recorded as its
+                self._deliver(run, [done for snapshot in drawn for done in consumer.consume(snapshot)], recorded=False)
             if run._stopped or consumer.last_run_finished is not None or consumer.last_run_error is not None:
                 break
         else:

@@ -162,13 +162,14 @@ class SessionTranscript:
         self._carried = consumer.carried_index
         return consumer
 
-    def _deliver(self, run: Run, events: list[BaseEvent]) -> None:
+    def _deliver(self, run: Run, events: list[BaseEvent], recorded: bool = True) -> None:
+        """``recorded``: False for events the kernel adds to the agent's (a replay makes them again)."""
         if not events:
             return
         records = records_of(events)
         run.event_log.add(records)
         self.event_log.add(records)
-        if self._recording is not None:
+        if recorded and self._recording is not None:
             self._recording.add(records)
         self.listener.session_events(events, records)
         if self.hooks.on_event is not None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ag_ui.core import ResumeEntry
 
 from ..inputs._tools import FrontendTool, PythonTool
+from ..pipeline._a2ui_surfaces import operations_in, surface_messages
 from ..vocabulary._content import to_json_text
 from ..vocabulary._ids import new_id
 from ..vocabulary._unicode import has_surrogate
@@ -80,7 +81,10 @@ class AnswerWaiting(RunClosing):
         item.answered = True
         item.answer = answer
         self._answered_ids.append(item.id)
-        self._append_messages([{"id": new_id("tool"), "role": "tool", "toolCallId": item.id, **message}])
+        answer_message = {"id": new_id("tool"), "role": "tool", "toolCallId": item.id, **message}
+        # A result holding A2UI operations draws its surfaces after it, as in an agent's stream.
+        operations = operations_in(message.get("content"))
+        self._append_messages([answer_message, *(surface_messages(operations, item.id) if operations else ())])
         self._after_answer()
 
     def resume(self, interrupt_id: str, payload: Any = None, status: Literal["resolved", "cancelled"] = "resolved") -> None:

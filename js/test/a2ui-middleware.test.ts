@@ -2,7 +2,9 @@
 // agent, and what it does is held to a2ui-middleware.json, which tests/test_a2ui.py holds the
 // kernel (a user's action as a turn) and the demo agent (its form) to. So the kernel reports an
 // action to any agent exactly as the middleware would, and the demo's surface is one the
-// middleware would make of a tool's `{"a2ui_operations": [...]}` result.
+// middleware would make of a tool's `{"a2ui_operations": [...]}` result. Its `toolResults` record what
+// the middleware draws after each TOOL_CALL_RESULT of a stream (the results and the snapshots, in
+// order), which tests/test_a2ui_tool_results.py holds the kernel's own step to.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -16,6 +18,7 @@ const fixture = JSON.parse(readFileSync(resolve(root, "test", "a2ui-middleware.j
   userAction: Record<string, unknown>;
   actionMessages: unknown[];
   demoOperations: unknown[];
+  toolResults: { about: string; events: BaseEvent[]; drawn: unknown[] }[];
 };
 
 /** An agent that keeps each input it gets and answers with `events` between the run's start and end. */
@@ -76,4 +79,14 @@ describe("@ag-ui/a2ui-middleware's convention", () => {
       { type: EventType.ACTIVITY_SNAPSHOT, messageId: `a2ui-surface-${call}`, activityType: "a2ui-surface", content: { a2ui_operations: fixture.demoOperations }, replace: true },
     ]);
   });
+
+  for (const scenario of fixture.toolResults) {
+    it(`draws the surfaces of a tool's result: ${scenario.about}`, async () => {
+      const events = await runThrough(new FakeAgent(scenario.events), input());
+      const drawn = events
+        .filter((e) => e.type === EventType.TOOL_CALL_RESULT || e.type === EventType.ACTIVITY_SNAPSHOT)
+        .map((e) => (e.type === EventType.TOOL_CALL_RESULT ? { type: e.type, toolCallId: (e as BaseEvent & { toolCallId: string }).toolCallId } : e));
+      assert.deepEqual(drawn, scenario.drawn);
+    });
+  }
 });

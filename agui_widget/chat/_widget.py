@@ -38,6 +38,7 @@ from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
 from ._links import ChatLinks
 from ._predict import PredictRule, coerce_rules
 from ._shown import note_shown
+from ._surfaces import ChatSurfaces
 from ._threads import Threads
 from ._view_link import ViewLink
 
@@ -69,7 +70,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
+class AgentChat(ChatExports, ChatLinks, ChatSurfaces, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -427,11 +428,9 @@ class AgentChat(ChatExports, ChatLinks, anywidget.AnyWidget):
         self.state = {**current, **(changes or {}), **keys}
 
     def regenerate(self) -> Run:
-        """Run the last user message again, dropping the answer it got."""
-        index = _last_index(self.messages, "user")
-        if index is None:
-            raise ValueError("there is no user message to regenerate an answer for")
-        return self._session.truncate_and_send(index, self.messages[index]["content"])
+        """Run the last turn again, dropping the answer it got: the last user message, or the
+        action on an A2UI surface that started the turn (the same action, reported as before)."""
+        return self._session.regenerate()
 
     def edit(self, message_id: str, text: str) -> Run:
         """Replace a user message's text, drop what followed it, and run again; the message's
@@ -593,13 +592,6 @@ def _hides_kept_outputs() -> bool:
     each cell's outputs in a frame of their own that the chat's view may not reach: there the copy
     is left out unless asked for (``keep_conversation=True``)."""
     return "google.colab" not in sys.modules
-
-
-def _last_index(messages: list[dict[str, Any]], role: str) -> int | None:
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == role:
-            return index
-    return None
 
 
 __all__ = ["AgentChat", "Pending", "Run"]

@@ -7,6 +7,8 @@ the run's ``forwardedProps.a2uiAction.userAction``, and in the history an assist
 calls ``log_a2ui_event`` (its arguments the action) followed by the tool message that describes it
 (``User performed action "submit" on surface "f" (component: btn). Context: {...}``). The text and
 the shapes are the middleware's (0.0.10), held to it by js/test/a2ui-middleware.test.ts.
+Regenerating such a turn runs the same action again (:func:`regenerate_action`); the surfaces a
+tool's result draws are :mod:`~agui_widget.pipeline._a2ui_surfaces`'.
 """
 
 from __future__ import annotations
@@ -16,18 +18,13 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..pipeline._a2ui_surfaces import LOG_EVENT_TOOL
 from ..vocabulary._ids import new_id
+from ..vocabulary._marks import REFUSED, without_mark
 from ._run import Run
 
 if TYPE_CHECKING:
     from ._session import Session
-
-ACTIVITY_TYPE = "a2ui-surface"
-"""The activity type of the messages that carry A2UI surfaces."""
-OPERATIONS_KEY = "a2ui_operations"
-"""The key of an A2UI activity's content (and of a tool result) that holds the A2UI messages."""
-LOG_EVENT_TOOL = "log_a2ui_event"
-"""The tool call that reports a user's action to the agent in the history."""
 
 
 def user_action(
@@ -74,8 +71,16 @@ class ActionTurn(Run):
     opening is the call and result that report the action (the result stands as its user
     message, which the input guard reads)."""
 
-    def __init__(self, action: Mapping[str, Any], loop: asyncio.AbstractEventLoop, props: dict[str, Any]) -> None:
-        self._opening = action_messages(action)
+    def __init__(
+        self,
+        action: Mapping[str, Any],
+        loop: asyncio.AbstractEventLoop,
+        props: dict[str, Any],
+        opening: list[dict[str, Any]] | None = None,
+    ) -> None:
+        """``opening``: the call and result that reported the action before (a regenerated turn
+        keeps them, ids and all); new ones otherwise."""
+        self._opening = opening if opening is not None else action_messages(action)
         report = self._opening[1]
         super().__init__(report["content"], report, loop, props)
 
@@ -89,9 +94,63 @@ def send_action(session: Session, action: Mapping[str, Any]) -> Run:
     if not isinstance(action.get("name"), str) or not isinstance(action.get("surfaceId"), str):
         raise ValueError("an A2UI action needs a name and a surfaceId")
     plain = json.loads(_js_json(dict(action)))  # a JSON object, as the agent will get it
-    loop = asyncio.get_running_loop()
-    run = ActionTurn(plain, loop, {"a2uiAction": {"userAction": plain}})
+    return _queued(session, ActionTurn(plain, asyncio.get_running_loop(), _props(plain)))
+
+
+def _props(action: dict[str, Any]) -> dict[str, Any]:
+    """The run's ``forwardedProps``, as the middleware reads them."""
+    return {"a2uiAction": {"userAction": action}}
+
+
+def _queued(session: Session, run: Run) -> Run:
     session.queue.append(run)
     session._changed_status()
     session._start_next()
     return run
+
+
+def _reported_action(messages: list[dict[str, Any]], index: int) -> dict[str, Any] | None:
+    """The action the ``log_a2ui_event`` call at ``index`` reports, when the message after it is
+    that call's result (the pair an action turn opens with); None for any other message."""
+    message = messages[index]
+    calls: list[Any] = message.get("toolCalls") or []
+    if message.get("role") != "assistant" or len(calls) != 1 or index + 1 >= len(messages):
+        return None
+    call = calls[0] if isinstance(calls[0], dict) else {}
+    function = call.get("function") or {}
+    result = messages[index + 1]
+    if function.get("name") != LOG_EVENT_TOOL or result.get("role") != "tool" or result.get("toolCallId") != call.get("id"):
+        return None
+    try:
+        action = json.loads(function.get("arguments") or "")
+    except ValueError:
+        return None
+    return action if isinstance(action, dict) else None
+
+
+def last_action_turn(messages: list[dict[str, Any]]) -> int | None:
+    """Where the last turn starts when an action on a surface opened it (the index of its
+    ``log_a2ui_event`` call); None when a user message did, or there is none."""
+    for index in range(len(messages) - 1, -1, -1):
+        role = messages[index].get("role")
+        if role == "user":
+            return None
+        if role == "assistant" and _reported_action(messages, index) is not None:
+            return index
+    return None
+
+
+def regenerate_action(session: Session, index: int) -> Run:
+    """Run the action turn that opens at ``index`` again: the same action (the same
+    ``forwardedProps.a2uiAction``, the same call and result in the history), what the agent
+    answered dropped. A refusal's mark goes, as a user message's does when it is sent again."""
+    if session.active is not None:
+        raise RuntimeError("wait for the active run to end, or stop it, before editing the conversation")
+    messages = session.messages
+    action = _reported_action(messages, index)
+    if action is None:
+        raise ValueError(f"message {index} does not open an action turn")
+    opening = [without_mark(dict(message), REFUSED) for message in messages[index : index + 2]]
+    session.messages = messages[:index]
+    session.listener.session_messages(index)
+    return _queued(session, ActionTurn(action, asyncio.get_running_loop(), _props(action), opening))

@@ -193,6 +193,20 @@ class Session(RunLoop):
         if self.active is not None or self.queue:
             raise RuntimeError(f"a run is active: stop it (chat.stop()) or wait for it to end before {doing}")
 
+    def regenerate(self) -> Run:
+        """Run the last turn again, dropping the answer it got: a user message's, or an action's on
+        an A2UI surface (the same action again, not the user message before it)."""
+        from ._a2ui import last_action_turn, regenerate_action
+
+        messages = self.messages
+        action_at = last_action_turn(messages)
+        if action_at is not None:
+            return regenerate_action(self, action_at)
+        index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
+        if index is None:
+            raise ValueError("there is no user message to regenerate an answer for")
+        return self.truncate_and_send(index, messages[index]["content"])
+
     def truncate_and_send(self, index: int, content: str | list[dict[str, Any]]) -> Run:
         """Drop the transcript from ``index`` on and send ``content`` (edit and regenerate)."""
         if self.active is not None:

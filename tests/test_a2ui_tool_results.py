@@ -208,6 +208,30 @@ async def test_a_python_tools_a2ui_answer_draws_its_surface_after_the_tool_messa
     }
     spliced = [m for splice in chat.of_kind("messages") for m in splice.get("messages", ())]
     assert any(m.get("id") == f"a2ui-surface-{call_id}" for m in spliced), "the views are sent the surface"
+    assert chat.messages[-1]["content"].startswith("The tool answered"), "the agent reads the result as the last message"
+
+
+async def test_agents_are_not_sent_activity_messages_as_ag_ui_client_leaves_them_out():
+    agent = Counting()
+    chat = Captured(agent, tools=[python_booking])
+    chat.messages = [
+        {"id": "u", "role": "user", "content": "book"},
+        {
+            "id": "a",
+            "role": "assistant",
+            "content": "",
+            "toolCalls": [{"id": "c", "type": "function", "function": {"name": "python_booking", "arguments": "{}"}}],
+        },
+        {"id": "t", "role": "tool", "toolCallId": "c", "content": "{}"},
+        {
+            "id": "s",
+            "role": "activity",
+            "activityType": "a2ui-surface",
+            "content": {"a2ui_operations": booking_surface("booking")},
+        },
+    ]
+    await chat.send("next")
+    assert [m.role for m in agent.inputs[0].messages] == ["user", "assistant", "tool", "user"]
 
 
 async def test_a_python_tools_other_answers_draw_nothing():
@@ -383,3 +407,17 @@ async def test_an_agent_message_is_no_surface():
     chat.messages = [{"id": "m", "role": "assistant", "content": "booking"}]
     with pytest.raises(ValueError, match="its surfaces: none"):
         chat.send_action("booking", "book")
+
+
+async def test_a_replayed_python_tool_draws_its_surface_and_the_action_turn_replays_in_order():
+    chat = Captured(DemoAgent(delay=0), tools=[python_booking])
+    await chat.send("call python_booking guest=Ada")
+    await chat.send_action("booking", "book", context={"guest": "Grace"})
+    replay_agent = ReplayAgent(read_recording(io.StringIO(chat.to_recording())), speed=None)
+    replay = Captured(replay_agent, tools=replay_agent.frontend_tools)
+    await replay.send("call python_booking guest=Ada")
+    await replay.send_action("booking", "book", context={"guest": "Grace"})
+    assert replay.error == ""
+    assert [m["role"] for m in replay.messages] == [m["role"] for m in chat.messages]
+    assert activities(replay)[0]["content"] == activities(chat)[0]["content"]
+    assert replay.messages[-1]["content"] == chat.messages[-1]["content"]

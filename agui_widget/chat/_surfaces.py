@@ -19,7 +19,6 @@ import jsonpointer
 from ..pipeline._a2ui_surfaces import ACTIVITY_TYPE, OPERATIONS_KEY, surface_id_of
 from ..session._a2ui import send_action
 from ..session._session import checked_props
-from ..wire._requests import A2uiUserAction
 
 if TYPE_CHECKING:
     from ..session._run import Run
@@ -50,6 +49,8 @@ class ChatSurfaces:
         default the one component of the surface whose action is ``name`` ('' when none or several
         are). Raises ValueError for a surface the chat does not show.
         """
+        from ..wire._requests import A2uiUserAction  # the wire's declarations load when first needed
+
         self._link.check_no_code_run("acting on a surface")
         operations = _operations_of(self._session.messages, surface_id)
         action = _action_component(operations, name)

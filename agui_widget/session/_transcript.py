@@ -190,8 +190,10 @@ class SessionTranscript:
 
 class InputMessages:
     """The transcript as an agent gets it, as AG-UI models: a message the input guard refused is
-    never sent, and a rich result's MIME bundle is for the view (the model gets the text in
-    ``content``).
+    never sent, an activity message is the view's own and is left out (as ``@ag-ui/client``'s
+    ``prepareRunAgentInput`` leaves it out, so an A2UI surface drawn after a tool's result never
+    hides that result from an agent looking at the last message), and a rich result's MIME bundle
+    is for the view (the model gets the text in ``content``).
 
     Each message is validated once: the very dict seen under its id last time gets the same model
     again, so a run's cost grows with what is new, not with the whole transcript. The session
@@ -230,7 +232,7 @@ class InputMessages:
         models: list[Message | None] = []
         new: list[tuple[int, dict[str, Any]]] = []
         for message in messages:
-            if "metadata" in message and mark_of(message, REFUSED) is not None:
+            if message.get("role") == "activity" or ("metadata" in message and mark_of(message, REFUSED) is not None):
                 continue
             key = message.get("id")
             entry = known.get(key) if isinstance(key, str) else None

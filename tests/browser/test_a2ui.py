@@ -3,8 +3,9 @@ kernel over the widget's comm), filled in and submitted, and the agent receives 
 ``@ag-ui/a2ui-middleware`` gives it: ``forwardedProps.a2uiAction.userAction`` and a
 ``log_a2ui_event`` call with its result at the end of the history.
 
-Two producers: the demo agent (its form written as plain A2UI v0.9 dicts), and an agent whose
-surface is built with the ``a2ui-agent-sdk`` builder.
+Three producers: the demo agent (its form written as plain A2UI v0.9 dicts), an agent whose
+surface is built with the ``a2ui-agent-sdk`` builder, and a Python tool whose answer holds the
+operations (drawn by the kernel after the tool message, as the middleware draws a tool's result).
 """
 
 from __future__ import annotations
@@ -69,6 +70,39 @@ sdk_chat
 """
 
 
+PYTHON_TOOL = """
+from a2ui.builder.v0_9 import Action, ActionEvent, Button, Card, Column, DataBinding, Text, TextField
+from a2ui.core.schema.v0_9 import (
+    CreateSurface, CreateSurfaceMessage, UpdateComponents, UpdateComponentsMessage, UpdateDataModel, UpdateDataModelMessage,
+)
+from agui_widget import AgentChat, DemoAgent
+
+CATALOG = "https://a2ui.org/specification/v0_9/catalogs/basic/catalog.json"
+
+def book_table(guest: str) -> dict:
+    \"\"\"Show a booking form, the guest filled in.\"\"\"
+    tree = Card(id="root", child=Column(children=[
+        TextField(label="Guest", value=DataBinding(path="/booking/guest")),
+        Button(child=Text(text="Book"), action=Action(event=ActionEvent(name="book", context={"guest": DataBinding(path="/booking/guest")}))),
+    ]))
+    messages = [
+        CreateSurfaceMessage(create_surface=CreateSurface(surface_id="booking", catalog_id=CATALOG)),
+        UpdateComponentsMessage(update_components=UpdateComponents(surface_id="booking", components=tree.flatten())),
+        UpdateDataModelMessage(update_data_model=UpdateDataModel(surface_id="booking", path="/", value={"booking": {"guest": guest}})),
+    ]
+    return {"a2ui_operations": [m.model_dump(by_alias=True, exclude_none=True, mode="json") for m in messages]}
+
+chat = AgentChat(DemoAgent(delay=0.01), tools=[book_table])
+chat
+"""
+
+
+def kernel_json(nb, expression: str):
+    """The value of a Python expression in the notebook's kernel, through JSON."""
+    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
+    return json.loads(out.strip().splitlines()[-1])
+
+
 def surface_of(chat) -> Locator:
     """The last A2UI surface drawn in the chat."""
     return chat.root.locator(".agui-a2ui[data-a2ui=drawn] .agui-a2ui-surface").last
@@ -130,3 +164,35 @@ def test_a_surface_built_with_the_a2ui_sdk_reaches_the_agent_as_the_middleware_w
     assert result["role"] == "tool" and result["toolCallId"] == call["toolCalls"][0]["id"]
     assert result["content"].startswith('User performed action "book" on surface "booking" (component: ')
     assert result["content"].endswith('. Context: {"guest":"Grace Hopper"}')
+
+
+def test_a_python_tools_surface_is_drawn_submitted_and_its_action_regenerated(lab):
+    nb = lab.open([PYTHON_TOOL])
+    chat = nb.chat()
+    chat.send("call book_table guest=Ada")
+    chat.wait_answer("The tool answered")
+    surface = surface_of(chat)
+    field = surface.get_by_role("textbox")
+    expect(field, "the form, drawn from the tool's answer, holds its data model").to_have_value("Ada")
+    field.fill("Grace Hopper")
+    surface.get_by_role("button", name="Book").click()
+    chat.wait_answer("You submitted: guest = Grace Hopper")
+    before = kernel_json(nb, "[[m['id'], m['role']] for m in chat.messages]")
+    assert [role for _, role in before] == [
+        "user",
+        "assistant",
+        "tool",
+        "activity",
+        "assistant",
+        "assistant",
+        "tool",
+        "assistant",
+    ]
+
+    chat.root.locator(".agui-row-assistant").last.hover()
+    chat.button("Regenerate").click()
+    old_answer = before[-1][0]
+    wait_in_kernel(nb, f"chat.status == 'idle' and chat.messages[-1]['id'] != {old_answer!r}", show="chat.messages[-1]")
+    after = kernel_json(nb, "[[m['id'], m['role'], m.get('content')] for m in chat.messages]")
+    assert [m[:2] for m in after[:-1]] == before[:-1], "the action's call and result are kept, the answer replaced"
+    assert after[-1][1] == "assistant" and "You submitted: guest = Grace Hopper" in after[-1][2], after[-1]

@@ -62,6 +62,8 @@ def operations_in(content: Any) -> list[dict[str, Any]] | None:
     array), or None when it holds none: the middleware's ``tryParseA2UIOperations``."""
     if not isinstance(content, str):
         return None
+    if OPERATIONS_KEY not in content and "\\u" not in content:
+        return None  # no such key, however escaped: not worth parsing (a large result costs milliseconds)
     try:
         value = _parsed(content)
     except ValueError:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..inputs._attachments import data_of, details_of, label_of, mime_of, size_of
+from ..vocabulary._feedback import feedback_of
 from ..vocabulary._marks import REFUSED, STOPPED, mark_of
 from ..wire._transport import soon
 
@@ -128,7 +129,21 @@ def _message_markdown(message: dict[str, Any]) -> list[str]:
         lines += ["", f"> Not sent: {_one_line(str(refused))}"]
     if mark_of(message, STOPPED):
         lines += ["", "*(stopped)*"]
+    return lines + _feedback_markdown(message)
+
+
+def _feedback_markdown(message: dict[str, Any]) -> list[str]:
+    """A rated answer's rating, and the comment given with it (quoted, made inert)."""
+    value = feedback_of(message)
+    if value is None:
+        return []
+    lines = ["", f"*Rated: {_RATING_WORDS[value['rating']]}*"]
+    if value.get("comment"):
+        lines += [f"> {_one_line(value['comment'])}"]
     return lines
+
+
+_RATING_WORDS = {"up": "👍 good answer", "down": "👎 bad answer"}
 
 
 _ZWSP = "\u200b"

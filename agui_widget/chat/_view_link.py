@@ -455,6 +455,9 @@ class ViewLink(SessionListener):
     def _on_mcp_read(self, request: _requests.McpRead) -> None:
         self.mcp_apps.read(request.request_id, request.tool_call_id, request.uri)
 
+    def _on_feedback(self, request: _requests.Feedback) -> None:
+        self._chat.feedback(request.message_id, request.rating, request.comment)
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -478,6 +481,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "mcp_app": ViewLink._on_mcp_app,
     "mcp_call": ViewLink._on_mcp_call,
     "mcp_read": ViewLink._on_mcp_read,
+    "feedback": ViewLink._on_feedback,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

@@ -29,11 +29,13 @@ from ..inputs._tools import FrontendTool, coerce_tools
 from ..session._run import Pending, Run
 from ..session._session import Session, checked_props, normalize_messages
 from ..stores._store import ThreadStore
+from ..vocabulary._feedback import FeedbackHook, checked_hook
 from ..vocabulary._hooks import Guard, Hook, Hooks
 from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
 from ._export import SavedOutput
 from ._exports import ChatExports
+from ._feedback import ChatFeedback
 from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
 from ._links import ChatLinks
 from ._predict import PredictRule, coerce_rules
@@ -70,7 +72,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatExports, ChatLinks, ChatSurfaces, anywidget.AnyWidget):
+class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -147,11 +149,13 @@ class AgentChat(ChatExports, ChatLinks, ChatSurfaces, anywidget.AnyWidget):
         keep_conversation: bool | None = None,
         record: str | os.PathLike[str] | None = None,
         headers: Mapping[str, str] | None = None,
+        on_feedback: FeedbackHook | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
             raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
         hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
+        self._on_feedback = checked_hook(on_feedback)
         given = None if messages is None else normalize_messages(messages)
         self._threads = Threads(agent, store, thread_id, given, state, headers)
         predict_rules = coerce_rules(predict_state)

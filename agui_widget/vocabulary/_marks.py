@@ -35,6 +35,10 @@ CODE_RUN = "code_run"
 """On an assistant message whose ``run_python`` call the user started from a code block ("Run in
 kernel"), not the agent: ``"running"`` while the code runs, then ``"done"``."""
 
+FEEDBACK = "feedback"
+"""On an assistant message a person rated: ``{"rating": "up" | "down", "comment"?: str}``
+(``vocabulary._feedback``)."""
+
 MCP = "mcp"
 """On a tool message answering an MCP server's tool: ``{"result": CallToolResult as JSON, "tool":
 the server's name for the tool}``, what an MCP App in the card reads."""

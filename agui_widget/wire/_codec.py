@@ -67,6 +67,7 @@ REQUEST_KINDS = frozenset(
         "mcp_app",
         "mcp_call",
         "mcp_read",
+        "feedback",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""

@@ -14,6 +14,8 @@ from ag_ui.core import AudioInputContent, DocumentInputContent, ImageInputConten
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.alias_generators import to_camel
 
+from ..vocabulary._feedback import MAX_COMMENT
+
 MAX_TEXT = 1_000_000
 """Largest user message accepted from a view (characters)."""
 
@@ -235,6 +237,18 @@ class McpRead(_Request):
     uri: str = Field(min_length=1, max_length=2000)
 
 
+class Feedback(_Request):
+    """`chat.feedback(messageId, rating, comment)`: a thumbs up or down on an assistant's answer
+    (`null` withdraws it), with an optional comment. Kept in the message's metadata
+    (`agui_widget.feedback`) and told to `on_feedback`; refused with a `notice` for a message that
+    is not an assistant's answer of the transcript, or while a run is active."""
+
+    kind: Literal["feedback"]
+    message_id: str = Field(min_length=1, max_length=200)
+    rating: Literal["up", "down"] | None
+    comment: str | None = Field(None, max_length=MAX_COMMENT)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -304,6 +318,7 @@ Request = Annotated[
     | A2uiAction
     | McpApp
     | McpCall
-    | McpRead,
+    | McpRead
+    | Feedback,
     Field(discriminator="kind"),
 ]

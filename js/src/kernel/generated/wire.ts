@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -294,6 +294,21 @@ events: WireEvent[]
  * when the kernel received each event (milliseconds since the epoch, the kernel's clock); a merged delta has its first part's time; [] when unknown
  */
 times: number[]
+}
+/**
+ * `chat.feedback(messageId, rating, comment)`: a thumbs up or down on an assistant's answer
+ * (`null` withdraws it), with an optional comment. Kept in the message's metadata
+ * (`agui_widget.feedback`) and told to `on_feedback`; refused with a `notice` for a message that
+ * is not an assistant's answer of the transcript, or while a run is active.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "FeedbackRequest".
+ */
+export interface FeedbackRequest {
+kind: "feedback"
+messageId: string
+rating: (("up" | "down") | null)
+comment?: (string | null)
 }
 /**
  * The kernel answers with a `snapshot` addressed to that view.

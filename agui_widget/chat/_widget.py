@@ -42,6 +42,7 @@ from ._predict import PredictRule, coerce_rules
 from ._shown import note_shown
 from ._surfaces import ChatSurfaces
 from ._threads import Threads
+from ._usage import ChatUsage
 from ._view_link import ViewLink
 
 _STATIC = pathlib.Path(__file__).parent.parent / "static"
@@ -72,7 +73,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, anywidget.AnyWidget):
+class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an

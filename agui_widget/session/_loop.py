@@ -31,6 +31,7 @@ from ..vocabulary._ids import new_id
 from ..vocabulary._marks import REFUSED, with_mark
 from ._closing import uncancel
 from ._run import Run, RunStatus
+from ._usage import reported_usage, turn_usage, with_turn_usage
 from ._waiting import AnswerWaiting
 
 if TYPE_CHECKING:
@@ -113,6 +114,7 @@ class RunLoop(AnswerWaiting):
     def _finish_turn(self, run: Run, final: RunStatus) -> None:
         if run.done:
             return
+        self._keep_usage(run)
         self.active = None
         self._task = None
         self._run_input = None
@@ -124,6 +126,13 @@ class RunLoop(AnswerWaiting):
         self.hooks.run_end(run)
         with contextlib.suppress(RuntimeError):  # the loop is closing
             self._start_next()
+
+    def _keep_usage(self, run: Run) -> None:
+        """The turn's token usage, summed, marked on its last answer (before the thread is saved)."""
+        marked = with_turn_usage(self.messages, run.user_message.get("id"), turn_usage(run.usage)) if run.usage else None
+        if marked is not None:
+            self.messages, index = marked
+            self.listener.session_messages(index)
 
     def _task_done(self, run: Run, task: asyncio.Task[None]) -> None:
         """A stopped turn ends when its task has unwound; a task cancelled before it ever ran
@@ -240,6 +249,7 @@ class RunLoop(AnswerWaiting):
 
     def _run_ended(self, run: Run, consumer: EventConsumer, start_index: int) -> RunEnd:
         """What the turn does after a run that ended on its own: fail, wait for answers, or end."""
+        run.usage += reported_usage(consumer.last_run_finished or consumer.last_run_error)
         if consumer.last_run_error is not None:
             error = consumer.last_run_error
             if error.code == INPUT_REFUSED and len(run.run_ids) == 1 and len(self.messages) == start_index:

@@ -14,7 +14,7 @@ from collections.abc import Generator, Iterable
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ag_ui.core import BaseEvent, EventType, Interrupt
+from ag_ui.core import BaseEvent, EventType, Interrupt, TokenUsage
 
 from ..pipeline._eventlog import TurnLog
 from ..vocabulary._ids import new_id
@@ -58,6 +58,8 @@ class Run:
         """The input guard's reason when it refused this turn's message."""
         self.status: RunStatus = "queued"
         self.run_ids: list[str] = []
+        self.usage: list[TokenUsage] = []
+        """The token usage this turn's runs reported (``RUN_FINISHED.usage``), one entry per run and model."""
         self._future: asyncio.Future[Run] = loop.create_future()
         self._over = False
         self._stopped = False

@@ -47,6 +47,10 @@ the server's name for the tool}``, what an MCP App in the card reads."""
 def marked(**marks: Any) -> dict[str, Any]:
     """Metadata holding only these marks: ``marked(stopped=True)``."""
     return {NAMESPACE: dict(marks)}
+USAGE = "usage"
+"""On the last assistant message of a turn: the tokens its runs reported (``RUN_FINISHED.usage``),
+summed per provider and model, as a list of AG-UI ``TokenUsage`` dicts (camelCase)."""
+
 
 
 def mark_of(holder: Mapping[str, Any] | None, key: str) -> Any:

@@ -9,6 +9,7 @@ of :class:`~agui_widget.adapters.langchain.LangChainAgent` and the callback hand
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
@@ -58,6 +59,7 @@ class MessageMapper:
         self._aliases: dict[str, str] = {}  # LangChain's "lc_run--" ids -> the provider's message id
         self._provider_id: str | None = None
         self._usage: list[TokenUsage] = []
+        self._labels: dict[str, dict[str, Any]] = {}  # message id -> the model and provider its chunks named
         self.last_message_id: str | None = None
 
     # chunks ------------------------------------------------------------------------------------
@@ -83,8 +85,10 @@ class MessageMapper:
             events += self._blocks(chunk, message_id)
             for piece in chunk.tool_call_chunks:
                 events += self._tool_chunk(message_id, piece)
+        if chunk.response_metadata:
+            self._note_labels(message_id, chunk.response_metadata)
         if chunk.usage_metadata:
-            self._add_usage(chunk)
+            self._add_usage(chunk, message_id)
         if getattr(chunk, "chunk_position", None) == "last":
             events += self.end_message(message_id)
         return events
@@ -222,7 +226,7 @@ class MessageMapper:
             call_id = call.get("id") or new_id("call")
             events += self._start_call(message_id, call_id, call["name"], to_json_text(call.get("args") or {}))
         if message.usage_metadata:
-            self._add_usage(message)
+            self._add_usage(message, message_id)
         return events + self.end_message(message_id)
 
     def tool_result(
@@ -245,10 +249,17 @@ class MessageMapper:
 
     # usage -------------------------------------------------------------------------------------
 
-    def _add_usage(self, message: AIMessage) -> None:
+    def _note_labels(self, message_id: str, metadata: dict[str, Any]) -> None:
+        """A streamed message names its model on one chunk (OpenAI's: the one with the finish
+        reason) and reports its usage on another (the last): the name is kept until then."""
+        labels = {key: metadata[key] for key in ("model_provider", "model_name", "model") if metadata.get(key)}
+        if labels:
+            self._labels.setdefault(message_id, {}).update(labels)
+
+    def _add_usage(self, message: AIMessage, message_id: str) -> None:
         if token_usage_from_langchain_metadata is None:
             return
-        metadata = message.response_metadata or {}
+        metadata = {**self._labels.get(message_id, {}), **(message.response_metadata or {})}
         entry = token_usage_from_langchain_metadata(
             message.usage_metadata,
             provider=metadata.get("model_provider"),

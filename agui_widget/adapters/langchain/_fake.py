@@ -138,8 +138,14 @@ class ScriptedChatModel(GenericFakeChatModel):
                         }
                     ],
                 )
-        if message.usage_metadata:
-            yield AIMessageChunk(content="", id=message.id, usage_metadata=message.usage_metadata)
+        if message.usage_metadata or message.response_metadata:
+            # last, as a provider streams them: the model's name and the call's token usage
+            yield AIMessageChunk(
+                content="",
+                id=message.id,
+                usage_metadata=message.usage_metadata,
+                response_metadata=dict(message.response_metadata),
+            )
 
     def _stream(
         self,

@@ -33,6 +33,7 @@ from ._history import json_tool_text, reasoning_metadata, to_llm_messages, tool_
 from ._hooks import handling_tool
 from ._run_context import RunContext
 from ._text import ToolJsonFilter, ToolXmlFilter, tool_name_of
+from ._usage import call_usage, with_call_usage
 
 log = logging.getLogger("agui_widget")
 
@@ -176,8 +177,10 @@ class AgentDriver:
         return []
 
     def after_call(self, step: Step, screen: TextScreen, response: ChatDocument) -> list[BaseEvent]:
-        """The events that finish a model call: what did not stream, then the ends."""
+        """The events that finish a model call: what did not stream, then the ends (and the
+        call's token usage, for RUN_FINISHED)."""
         stream = self.run_context.stream
+        stream.usage = with_call_usage(stream.usage, call_usage(self.agent, response))
         events: list[BaseEvent] = []
         if not step.reasoning_seen and response.reasoning:
             events += stream.reasoning(response.reasoning)

@@ -38,6 +38,7 @@ from langroid.language_models.base import (  # noqa: E402
     LLMFunctionCall,
     LLMMessage,
     LLMResponse,
+    LLMTokenUsage,
     OpenAIToolCall,
     Role,
     StreamEventType,
@@ -64,6 +65,8 @@ class Reply:
     think_tags: bool = False
     """Whether the reasoning came inside the reply between ``<think>`` tags (as some models write
     it) rather than in a field of its own: Langroid then keeps the tagged text for the history."""
+    usage: LLMTokenUsage | None = None
+    """The tokens the call reports, as a real model's response carries them (None: no count)."""
 
 
 Script = Union[Callable[["Turn"], Reply | str | None], Sequence[Reply | str]]
@@ -239,6 +242,7 @@ class ScriptedLM(MockLM):
             message_with_reasoning=(f"<think>{reply.reasoning}</think>{text}" if reply.think_tags and reply.reasoning else None),
             oai_tool_calls=oai_calls,
             function_call=function_call,
+            usage=reply.usage.model_copy() if reply.usage is not None else None,
             cached=False,
         )
         return response, pieces

@@ -43,14 +43,14 @@ MCP = "mcp"
 """On a tool message answering an MCP server's tool: ``{"result": CallToolResult as JSON, "tool":
 the server's name for the tool}``, what an MCP App in the card reads."""
 
-
-def marked(**marks: Any) -> dict[str, Any]:
-    """Metadata holding only these marks: ``marked(stopped=True)``."""
-    return {NAMESPACE: dict(marks)}
 USAGE = "usage"
 """On the last assistant message of a turn: the tokens its runs reported (``RUN_FINISHED.usage``),
 summed per provider and model, as a list of AG-UI ``TokenUsage`` dicts (camelCase)."""
 
+
+def marked(**marks: Any) -> dict[str, Any]:
+    """Metadata holding only these marks: ``marked(stopped=True)``."""
+    return {NAMESPACE: dict(marks)}
 
 
 def mark_of(holder: Mapping[str, Any] | None, key: str) -> Any:

@@ -13,6 +13,7 @@ import { useMessage, useTrait } from "./hooks";
 import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
+import { Feedback } from "./Feedback";
 import { useLive } from "./KernelBanner";
 import { focusMessageBox } from "./focus";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
@@ -343,6 +344,7 @@ function AssistantMessage({
           <MessageTime id={message.id} />
           {text !== "" && <CopyMessage text={text} />}
           {regenerable && <RegenerateButton />}
+          {text !== "" && <Feedback message={message} />}
         </div>
       )}
     </div>

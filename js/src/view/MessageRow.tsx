@@ -21,6 +21,7 @@ import { Markdown, useCodeRunHost } from "./Markdown";
 import { pure } from "./pure";
 import { FoldingText, PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
+import { Usage } from "./Usage";
 import { A2UI_ACTIVITY, A2uiSurface } from "../a2ui/Surface";
 
 /** Who speaks in a row: the person at the notebook, or the agent. */
@@ -347,6 +348,7 @@ function AssistantMessage({
           {text !== "" && <Feedback message={message} />}
         </div>
       )}
+      {!streaming && <Usage message={message} last={regenerable} />}
     </div>
   );
 }

@@ -115,6 +115,8 @@ class RemoteAgent:
         self.transport = transport
         self.protocol_version = protocol_version
         self.name = name or parts.netloc + parts.path.rstrip("/")
+        self.display_name = name
+        """The name people see over the agent's messages: only a name given here, not the URL."""
         self.description = description
 
     def __repr__(self) -> str:

@@ -50,9 +50,15 @@ def to_json_document(thread_id: str, messages: Sequence[dict[str, Any]], state: 
 
 
 def to_markdown(
-    messages: Sequence[dict[str, Any]], *, title: str | None = None, state: Any = None, limit: int | None = None
+    messages: Sequence[dict[str, Any]],
+    *,
+    title: str | None = None,
+    state: Any = None,
+    limit: int | None = None,
+    assistant: str | None = None,
 ) -> str:
-    """The conversation as Markdown: one section per message, tool calls and results as code.
+    """The conversation as Markdown: one section per message, tool calls and results as code;
+    the assistant's messages under its name when given (else "Assistant").
 
     With ``limit`` (characters), only the newest messages that fit are kept, after a line saying
     how many earlier ones were left out.
@@ -60,7 +66,7 @@ def to_markdown(
     blocks: list[str] = []  # newest first: with a limit, older messages are never formatted
     size = 0
     for message in reversed(messages):
-        block = "\n".join(_message_markdown(message)) + "\n"
+        block = "\n".join(_message_markdown(message, assistant)) + "\n"
         size += len(block)
         if limit is not None and size > limit and blocks:
             break
@@ -101,9 +107,9 @@ def to_text(messages: Sequence[dict[str, Any]], *, header: str = "", limit: int 
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _message_markdown(message: dict[str, Any]) -> list[str]:
+def _message_markdown(message: dict[str, Any], assistant: str | None = None) -> list[str]:
     role = str(message.get("role", "?"))
-    heading = _ROLE_TITLES.get(role, role.title())
+    heading = _one_line(assistant) if role == "assistant" and assistant else _ROLE_TITLES.get(role, role.title())
     if message.get("name"):
         heading += f" ({_one_line(str(message['name']))})"
     if mark_of(message, REFUSED):
@@ -292,6 +298,8 @@ class SavedOutput:
         self.viewed = False
         """Has a view of the chat connected (said hello)?"""
         self._handle: asyncio.Handle | None = None
+        self.branding: Callable[[], tuple[str | None, str | None]] = lambda: (None, None)
+        """The chat's title and the assistant's name, as the kept conversation shows them."""
 
     def display(self) -> None:
         """Show it (right after the widget's own output)."""
@@ -304,7 +312,8 @@ class SavedOutput:
     def bundle(self) -> dict[str, str]:
         """The conversation as the notebook keeps it: Markdown in a marked block, and plain text."""
         session = self._session
-        markdown = to_markdown(session.messages, state=session.state, limit=MARKDOWN_LIMIT)
+        title, assistant = self.branding()
+        markdown = to_markdown(session.messages, title=title, state=session.state, limit=MARKDOWN_LIMIT, assistant=assistant)
         return {
             "text/markdown": f'<div {SAVED_OUTPUT_ATTRIBUTE}="{self.display_id}">\n\n{RECONNECT_HINT}\n\n{markdown}\n</div>\n',
             "text/plain": to_text(session.messages, header=self._header()),

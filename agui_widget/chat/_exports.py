@@ -31,11 +31,13 @@ class ChatExports:
         _session: Session
         _link: ViewLink
 
+        def _assistant_label(self) -> str | None: ...  # ChatBranding's
+
     # -- export ---------------------------------------------------------------------------------
 
     def to_markdown(self) -> str:
         """The conversation (and the state, when there is one) as Markdown."""
-        return to_markdown(self.messages, state=self.state)
+        return to_markdown(self.messages, state=self.state, assistant=self._assistant_label())
 
     def to_json(self, indent: int | None = 2) -> str:
         """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI), ``state``.

@@ -33,6 +33,7 @@ from ..vocabulary._feedback import FeedbackHook, checked_hook
 from ..vocabulary._hooks import Guard, Hook, Hooks
 from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
+from ._branding import ChatBranding
 from ._export import SavedOutput
 from ._exports import ChatExports
 from ._feedback import ChatFeedback
@@ -73,7 +74,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, anywidget.AnyWidget):
+class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, anywidget.AnyWidget):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an
@@ -179,6 +180,7 @@ class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, a
         self._saved = SavedOutput(
             self._session, self.saved_output_id, header=lambda: repr(self), alive=lambda: self.comm is not None
         )
+        self._saved.branding = self._branding_of_exports
         self._keep_conversation = _hides_kept_outputs() if keep_conversation is None else bool(keep_conversation)
         """Whether displaying the chat also leaves the Markdown copy of the conversation (docs/threads.md)."""
         self._link.attach(self._session, self._threads, self._saved)

@@ -188,8 +188,11 @@ def _image_bytes(obj: Any) -> tuple[bytes, str] | None:
             data = render()
             if isinstance(data, tuple):  # (data, metadata)
                 data = data[0]
-            if data:
-                return (data.encode() if isinstance(data, str) else bytes(data)), mime
+            if data:  # a binary type given as text is base64, as in a display's bundle
+                text = isinstance(data, str)
+                if text and mime != "image/svg+xml":
+                    return base64.b64decode(data), mime
+                return (data.encode() if text else bytes(data)), mime
     bundle = getattr(obj, "_repr_mimebundle_", None)
     if callable(bundle):
         found = bundle()

@@ -383,6 +383,20 @@ class Traits(BaseModel):
         description="the agents of a chat of several agents, in order ([] for one agent: no picker)"
     )
     agent_name: str = Field(description='the active agent\'s name ("" for one agent)')
+    title: str = Field(description='shown in the chat\'s toolbar (`AgentChat(title=...)`; "" for none)')
+    welcome: str = Field(
+        description='Markdown shown while the transcript is empty, rendered as agent text is (`AgentChat(welcome=...)`; "" '
+        "for the view's own line)"
+    )
+    placeholder: str = Field(description="the message box's placeholder while idle (\"\" for the view's own)")
+    avatars: dict[Literal["user", "assistant"], str] = Field(
+        description="beside messages, by role: an http(s) URL or a data: URL of an image (drawn as an image), else a "
+        "short text such as an emoji; a view draws no other URL"
+    )
+    assistant_name: str = Field(
+        description="the name over the assistant's messages (the agent's own, or `chat.assistant_name`; \"\" for the "
+        'active agent\'s name in a chat of several, else "Assistant")'
+    )
     suggestions: list[Suggestion] = Field(description="suggestion chips; sending one sends its `message`")
     suggestions_after: str = Field(
         description='"" for starters (shown while the transcript is empty); else the id of the message the '

@@ -106,6 +106,12 @@ class LangChainAgent(AgentAdapter):
         self._run_kind = RUNS[kind]
         self._warned: set[str] = set()
 
+    @property
+    def display_name(self) -> str | None:
+        """The graph's name when it was given one (``create_agent(..., name="Ada")``)."""
+        name = getattr(self.graph, "name", None) if self.kind == "graph" else None
+        return name if isinstance(name, str) and name and name != "LangGraph" else None
+
     def __repr__(self) -> str:
         return f"LangChainAgent({self.kind}: {type(self.target).__name__})"
 

@@ -69,6 +69,8 @@ class LangroidAgent(AgentAdapter):
             raise ValueError("tool_errors must be 'result' or 'raise'")
         self.task, self.agent = unwrap(agent)
         self.name = name or getattr(self.task, "name", None) or self.agent.config.name
+        self.display_name: str | None = self.name if self.name != "LLM-Agent" else None
+        """The name people see over the agent's messages: none for Langroid's default name."""
         self.description = description
         self.tool_behaviors: dict[str, ToolBehavior] = {_tool_name(k): v for k, v in (tool_behaviors or {}).items()}
         for key, behavior in self.tool_behaviors.items():

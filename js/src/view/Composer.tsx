@@ -37,6 +37,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   const send = useSend({ box, text, setText, held, chips, live, onSent });
   useReturnedMessages(box, setText, held, chips);
   const busy = live && (status === "running" || status === "waiting");
+  const ownPlaceholder = useTrait("placeholder");
   const bannerId = `agui-kernel-${conn.viewId}`;
   const problemId = `agui-attach-problem-${conn.viewId}`;
 
@@ -68,7 +69,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
           aria-describedby={live ? undefined : bannerId}
           readOnly={!live}
           rows={2}
-          placeholder={placeholderFor(live, busy)}
+          placeholder={placeholderFor(live, busy, ownPlaceholder)}
           value={text}
           {...boxAria(popup)}
           onInput={(e) => {
@@ -98,9 +99,9 @@ export function Composer({ onSent }: { onSent?: () => void }) {
 /** Keys that move the caret into or out of a mention being typed. */
 const CARET_KEYS = new Set(["ArrowLeft", "ArrowRight", "Home", "End"]);
 
-function placeholderFor(live: boolean, busy: boolean): string {
+function placeholderFor(live: boolean, busy: boolean, idle: string): string {
   if (!live) return "Disconnected from the kernel";
-  return busy ? "Queue a message (Enter), or Stop the run" : "Message (Enter to send, Shift+Enter for a new line)";
+  return busy ? "Queue a message (Enter), or Stop the run" : idle || "Message (Enter to send, Shift+Enter for a new line)";
 }
 
 /** The message box's keys: Enter sends, Shift+Enter is a newline, Escape leaves the box; undo and

@@ -9,6 +9,7 @@ import { type PastRun, runTraces } from "../mirror/history";
 import { textOf, toolCallsOf } from "../mirror/mirror";
 import type { Message, RenderMessage } from "../kernel/wire";
 import { Bundle } from "./Bundle";
+import { Welcome } from "./Branding";
 import { focusMessageBox } from "./focus";
 import { useView } from "./context";
 import { isDemoAgent } from "../logic/demoAgent";
@@ -236,17 +237,22 @@ export function guessMessage(message: Message, m: Metrics): number {
 function EmptyChat() {
   const starters = useStarters();
   const demo = isDemoAgent(useTrait("frontend_tools"), useTrait("agent_names"));
+  const welcome = useTrait("welcome") !== "";
   return (
     <div class="agui-welcome">
-      <div class="agui-empty">
-        {starters ? "No messages yet. Start with one of these, or type your own below." : "No messages yet. Type a message below and press Enter to start."}
-        {demo && (
-          <>
-            {" "}
-            The demo agent answers <code>help</code> with what it can show.
-          </>
-        )}
-      </div>
+      {welcome ? (
+        <Welcome />
+      ) : (
+        <div class="agui-empty">
+          {starters ? "No messages yet. Start with one of these, or type your own below." : "No messages yet. Type a message below and press Enter to start."}
+          {demo && (
+            <>
+              {" "}
+              The demo agent answers <code>help</code> with what it can show.
+            </>
+          )}
+        </div>
+      )}
       <Suggestions />
     </div>
   );

@@ -18,6 +18,7 @@ import { useLive } from "./KernelBanner";
 import { focusMessageBox } from "./focus";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
 import { Markdown, useCodeRunHost } from "./Markdown";
+import { RoleAvatar, useAssistantName } from "./Branding";
 import { pure } from "./pure";
 import { FoldingText, PlainText } from "./Text";
 import { ToolCallCard } from "./ToolCallCard";
@@ -116,22 +117,15 @@ function useIdle(): boolean {
   return live && (status === "idle" || status === "error");
 }
 
-/** The name over the first row of each author's turn: "You", or the agent's name. */
+/** The name over the first row of each author's turn: "You", or the agent's name, beside the
+ * chat's avatar for that role (./Branding.tsx). */
 function AuthorLine({ author }: { author: Author }) {
-  const agent = useTrait("agent_name");
-  if (author === "user") {
-    return (
-      <div class="agui-author agui-author-user">
-        <span class="agui-author-name">You</span>
-      </div>
-    );
-  }
+  const assistant = useAssistantName();
+  const name = author === "user" ? "You" : assistant;
   return (
-    <div class="agui-author agui-author-assistant">
-      <span class="agui-avatar" aria-hidden="true">
-        <Icon name="agent" />
-      </span>
-      <span class="agui-author-name">{agent || "Assistant"}</span>
+    <div class={`agui-author agui-author-${author}`}>
+      <RoleAvatar role={author} name={name} />
+      <span class="agui-author-name">{name}</span>
     </div>
   );
 }

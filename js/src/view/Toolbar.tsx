@@ -2,6 +2,7 @@
  * first, and offers to reset the shared state too). */
 import { useEffect, useRef, useState } from "preact/hooks";
 import { AgentPicker } from "./AgentPicker";
+import { ChatTitle } from "./Branding";
 import { useView } from "./context";
 import { focusMessageBox } from "./focus";
 import { useTopics, useTrait } from "./hooks";
@@ -21,6 +22,7 @@ export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, 
   const gets = useTrait("frontend_tools").length + useTrait("agent_context").length;
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
+      <ChatTitle />
       <AgentPicker />
       <button type="button" class="agui-tool-btn" aria-label="Show state" aria-pressed={showState} title="Shared state" onClick={onToggleState}>
         <Icon name="braces" />

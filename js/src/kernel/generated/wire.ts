@@ -880,6 +880,28 @@ agent_names: string[]
  */
 agent_name: string
 /**
+ * shown in the chat's toolbar (`AgentChat(title=...)`; "" for none)
+ */
+title: string
+/**
+ * Markdown shown while the transcript is empty, rendered as agent text is (`AgentChat(welcome=...)`; "" for the view's own line)
+ */
+welcome: string
+/**
+ * the message box's placeholder while idle ("" for the view's own)
+ */
+placeholder: string
+/**
+ * beside messages, by role: an http(s) URL or a data: URL of an image (drawn as an image), else a short text such as an emoji; a view draws no other URL
+ */
+avatars: {
+[k: string]: string | undefined
+}
+/**
+ * the name over the assistant's messages (the agent's own, or `chat.assistant_name`; "" for the active agent's name in a chat of several, else "Assistant")
+ */
+assistant_name: string
+/**
  * suggestion chips; sending one sends its `message`
  */
 suggestions: Suggestion[]

@@ -14,10 +14,12 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.middleware.cors import CORSMiddleware
 
+from ..vocabulary._feedback import FeedbackHook
 from ..vocabulary._hooks import Guard, Hook, Hooks
 from ._agents import ServedAgent, served_agents
 from ._auth import Auth, AuthMiddleware, auth_hook
 from ._endpoints import Endpoints
+from ._feedback import feedback_route
 from ._request import DEFAULT_MAX_BODY_BYTES, check_body_limit
 from ._runs import RunLimiter, ServedRun, checked_guard
 from ._threads import open_store, store_lifespan
@@ -44,6 +46,7 @@ def create_app(
     on_error: Hook | None = None,
     tools: Sequence[Any] | None = None,
     max_tool_rounds: int = DEFAULT_MAX_TOOL_ROUNDS,
+    on_feedback: FeedbackHook | None = None,
 ) -> FastAPI:
     """A FastAPI app serving one agent, or several by name, over AG-UI (POST → SSE).
 
@@ -82,6 +85,10 @@ def create_app(
     the client's; their calls run within the one run the client sees, at most ``max_tool_rounds``
     times (then ``RUN_ERROR``, code ``tool_rounds``); ``approve=True`` asks with an AG-UI interrupt.
     A request offering a tool of one of their names gets HTTP 422 (``_tools`` has the details).
+
+    ``on_feedback(message, rating, comment)``: told of each rating a client posts to
+    ``POST {path}feedback`` (``{threadId, messageId, rating, comment}``); with a store the rating is
+    also saved into the thread's message (the route exists with a store or this hook; ``_feedback``).
     """
     limit = check_body_limit(max_body_bytes)
     own_tools = server_tools(tools, max_tool_rounds)
@@ -95,6 +102,7 @@ def create_app(
         hooks=Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error),
         limiter=RunLimiter(max_runs_per_user),
         tools=own_tools,
+        feedback=feedback_route(thread_store, on_feedback),
     )
     authenticate = auth_hook(auth)
     lifespan = store_lifespan(thread_store, opened_here=thread_store is not store)  # opened here from a path: closed here

@@ -28,6 +28,7 @@ from ..pipeline._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
 from ..vocabulary._hooks import ErrorInfo, Guard, Hooks, check_guard
 from ._agents import ServedAgent
 from ._auth import user_of
+from ._feedback import FeedbackRoute
 from ._legacy import wire_encoder
 from ._request import run_route
 from ._response import EventStreamResponse
@@ -52,6 +53,7 @@ class Endpoints:
         hooks: Hooks,
         limiter: RunLimiter,
         tools: ServerTools | None = None,
+        feedback: FeedbackRoute | None = None,
     ) -> None:
         self.served = served
         self.prefix = prefix
@@ -63,6 +65,8 @@ class Endpoints:
         self.limiter = limiter
         self.tools = tools
         """The tools the server runs itself (``create_app(tools=...)``), offered in every run."""
+        self.feedback = feedback
+        """``POST {path}feedback`` (``create_app(on_feedback=...)``, or a store), or None."""
         self.keep_events = hooks.on_run_end is not None or hooks.on_error is not None
         """Whether each run keeps the events it sent, for the hooks that read them."""
 
@@ -79,6 +83,9 @@ class Endpoints:
         app.include_router(runs)
         app.add_api_route(f"{self.base}/agents", self.list_agents, methods=["GET"], summary="The agents this server runs")
         app.add_api_route(f"{self.base}/health", self.health, methods=["GET"], summary="Liveness, for load balancers")
+        if self.feedback is not None:
+            summary = "Rate an answer: {threadId, messageId, rating: up | down | null, comment?}"
+            app.add_api_route(f"{self.base}/feedback", self.feedback.post, methods=["POST"], summary=summary)
         if self.store is not None:
             summary = "Saved threads (without their messages); with auth, the caller's own"
             app.add_api_route(f"{self.base}/threads", self.list_threads, methods=["GET"], summary=summary)

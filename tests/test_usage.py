@@ -7,6 +7,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+import traitlets
 from ag_ui.core import (
     BaseEvent,
     RunAgentInput,
@@ -168,3 +170,20 @@ async def test_a_langroid_model_that_reports_no_usage_gets_langroids_own_count()
     events = await collect(LangroidAgent(make_agent(["Hello there."])), make_input("hi"))
     [usage] = events[-1].usage
     assert usage.model is None and usage.input_tokens > 0 and usage.output_tokens > 0
+
+
+def test_the_context_window_is_known_only_when_given_or_in_the_models_own_profile():
+    assert AgentChat(UsageAgent(None)).context_window is None  # never guessed from a name
+    profiled = model("Hi.", profile={"max_input_tokens": 128_000})
+    assert AgentChat(LangChainAgent(profiled)).context_window == 128_000
+    assert AgentChat(UsageAgent(None), context_window=32_000).context_window == 32_000
+    chat = AgentChat(LangChainAgent(profiled), context_window=8_000)  # given wins over the profile
+    assert chat.context_window == 8_000
+    assert chat.get_state("context_window") == {"context_window": 8_000}  # what the view reads
+
+
+def test_a_context_window_that_is_not_a_positive_count_is_refused():
+    chat = AgentChat(UsageAgent(None))
+    with pytest.raises(traitlets.TraitError):
+        chat.context_window = 0
+    assert chat.context_window is None

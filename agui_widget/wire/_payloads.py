@@ -397,6 +397,11 @@ class Traits(BaseModel):
         description="the name over the assistant's messages (the agent's own, or `chat.assistant_name`; \"\" for the "
         'active agent\'s name in a chat of several, else "Assistant")'
     )
+    context_window: int | None = Field(
+        ge=1,
+        description="the model's context window in tokens (`AgentChat(context_window=...)`, or the agent's own model "
+        "profile), against which a view shows the last turn's input tokens; null when unknown (no meter)",
+    )
     suggestions: list[Suggestion] = Field(description="suggestion chips; sending one sends its `message`")
     suggestions_after: str = Field(
         description='"" for starters (shown while the transcript is empty); else the id of the message the '

@@ -6,13 +6,28 @@ import { describe, it } from "node:test";
 import { connected, until } from "./mount";
 
 const QUESTION = { id: "u1", role: "user", content: "weather in Paris?" };
-const plain = (id: string, content: string) => ({ id, role: "assistant", content });
-const used = (id: string, content: string, usage: unknown[]) => ({ ...plain(id, content), metadata: { agui_widget: { usage } } });
+const plain = (id: string, content: string) => ({
+  id,
+  role: "assistant",
+  content,
+});
+const used = (id: string, content: string, usage: unknown[]) => ({
+  ...plain(id, content),
+  metadata: { agui_widget: { usage } },
+});
 const line = (el: HTMLElement, id: string) => el.querySelector(`[data-row="${id}"] .agui-usage`) as HTMLElement | null;
 
 describe("token usage under an answer", () => {
   it("shows the model and the tokens in and out, with a label for screen readers", async () => {
-    const answer = used("a1", "Sunny.", [{ provider: "openai", model: "gpt-4o-mini", inputTokens: 1234, outputTokens: 56, totalTokens: 1290 }]);
+    const answer = used("a1", "Sunny.", [
+      {
+        provider: "openai",
+        model: "gpt-4o-mini",
+        inputTokens: 1234,
+        outputTokens: 56,
+        totalTokens: 1290,
+      },
+    ]);
     const { el } = await connected([QUESTION, answer]);
     const shown = line(el, "a1");
     assert.ok(shown, "the usage line is shown");
@@ -48,8 +63,37 @@ describe("token usage under an answer", () => {
   it("appears when the kernel marks the answer at the end of the turn", async () => {
     const { model, el } = await connected([QUESTION, plain("a1", "Sunny.")]);
     assert.equal(line(el, "a1"), null);
-    model.kernel({ kind: "messages", start: 1, messages: [used("a1", "Sunny.", [{ model: "m", inputTokens: 5, outputTokens: 1 }])] });
+    model.kernel({
+      kind: "messages",
+      start: 1,
+      messages: [used("a1", "Sunny.", [{ model: "m", inputTokens: 5, outputTokens: 1 }])],
+    });
     await until(() => line(el, "a1") !== null, "the usage line");
     assert.equal(line(el, "a1")?.textContent, "Tokens used: m · 5 in · 1 out");
+  });
+});
+
+describe("the context meter", () => {
+  const answer = used("a1", "Sunny.", [{ model: "m", inputTokens: 32000, outputTokens: 10 }]);
+
+  it("shows the last turn's input tokens against the model's window, with an accessible label", async () => {
+    const { model, el } = await connected([QUESTION, answer]);
+    model.set("context_window", 128000);
+    await until(() => el.querySelector("meter") !== null, "the meter");
+    const meter = el.querySelector("meter") as HTMLMeterElement;
+    assert.equal(meter.getAttribute("aria-label"), "Context window: 32,000 of 128,000 tokens");
+    assert.equal(meter.getAttribute("max"), "128000");
+    assert.equal(meter.getAttribute("value"), "32000");
+    assert.match(line(el, "a1")?.textContent ?? "", / · context 25% of 128,000$/);
+  });
+
+  it("is not shown when the window is unknown, nor under an earlier answer", async () => {
+    const later = used("a2", "Again.", [{ model: "m", inputTokens: 40000, outputTokens: 5 }]);
+    const { model, el } = await connected([QUESTION, answer, { id: "u2", role: "user", content: "more" }, later]);
+    assert.equal(el.querySelector("meter"), null);
+    model.set("context_window", 128000);
+    await until(() => el.querySelector("meter") !== null, "the meter");
+    assert.equal(el.querySelectorAll("meter").length, 1);
+    assert.ok(line(el, "a2")?.querySelector("meter"), "under the last answer");
   });
 });

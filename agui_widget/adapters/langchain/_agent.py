@@ -112,6 +112,14 @@ class LangChainAgent(AgentAdapter):
         name = getattr(self.graph, "name", None) if self.kind == "graph" else None
         return name if isinstance(name, str) and name and name != "LangGraph" else None
 
+    @property
+    def context_window(self) -> int | None:
+        """A chat model's input window as its LangChain profile gives it (``max_input_tokens``);
+        None for a graph or a Runnable, or a model without a profile: never guessed."""
+        profile = getattr(self.target, "profile", None) if self.kind == "chat_model" else None
+        window = profile.get("max_input_tokens") if isinstance(profile, dict) else None
+        return window if isinstance(window, int) and not isinstance(window, bool) and window > 0 else None
+
     def __repr__(self) -> str:
         return f"LangChainAgent({self.kind}: {type(self.target).__name__})"
 

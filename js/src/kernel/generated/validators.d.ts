@@ -20,6 +20,7 @@ export declare const validateTrait_welcome: Validator;
 export declare const validateTrait_placeholder: Validator;
 export declare const validateTrait_avatars: Validator;
 export declare const validateTrait_assistant_name: Validator;
+export declare const validateTrait_context_window: Validator;
 export declare const validateTrait_suggestions_after: Validator;
 export declare const validateTrait_height: Validator;
 export declare const validateTrait_accent: Validator;

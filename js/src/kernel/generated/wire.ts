@@ -902,6 +902,10 @@ avatars: {
  */
 assistant_name: string
 /**
+ * the model's context window in tokens (`AgentChat(context_window=...)`, or the agent's own model profile), against which a view shows the last turn's input tokens; null when unknown (no meter)
+ */
+context_window: (number | null)
+/**
  * suggestion chips; sending one sends its `message`
  */
 suggestions: Suggestion[]

@@ -56,7 +56,8 @@ def create_app(
     - ``POST {path}`` runs the single agent (also at ``POST {path}agents/{name}``);
     - ``POST {path}agents/{name}`` runs the named agent when several are served;
     - ``GET {path}agents`` lists them (``name``, ``description``, ``url``);
-    - ``GET {path}health`` answers ``{"status": "ok", ...}`` (for load balancers).
+    - ``GET {path}health`` answers ``{"status": "ok", ...}`` (for load balancers);
+    - ``POST {path}feedback`` rates an answer, with a ``store`` and/or ``on_feedback`` (``_feedback``).
 
     ``cors_origins``: the browser origins allowed to call the app (none by default; never ``*``
     unless given). ``store``: a thread store (a path for SQLite, or a ``ThreadStore``); each run's
@@ -85,10 +86,6 @@ def create_app(
     the client's; their calls run within the one run the client sees, at most ``max_tool_rounds``
     times (then ``RUN_ERROR``, code ``tool_rounds``); ``approve=True`` asks with an AG-UI interrupt.
     A request offering a tool of one of their names gets HTTP 422 (``_tools`` has the details).
-
-    ``on_feedback(message, rating, comment)``: told of each rating a client posts to
-    ``POST {path}feedback`` (``{threadId, messageId, rating, comment}``); with a store the rating is
-    also saved into the thread's message (the route exists with a store or this hook; ``_feedback``).
     """
     limit = check_body_limit(max_body_bytes)
     own_tools = server_tools(tools, max_tool_rounds)
@@ -104,14 +101,11 @@ def create_app(
         tools=own_tools,
         feedback=feedback_route(thread_store, on_feedback),
     )
-    authenticate = auth_hook(auth)
     lifespan = store_lifespan(thread_store, opened_here=thread_store is not store)  # opened here from a path: closed here
     lifespan = own_tools.lifespan(lifespan) if own_tools is not None else lifespan  # MCP servers released at shutdown
     app = FastAPI(title=title, description="AG-UI agents served by agui-widget.", lifespan=lifespan)
-    app.state.agents = served
-    app.state.store = thread_store
-    app.state.limiter = endpoints.limiter
-    _add_middleware(app, authenticate, cors_origins, open_path=f"{endpoints.base}/health")
+    app.state.agents, app.state.store, app.state.limiter = served, thread_store, endpoints.limiter
+    _add_middleware(app, auth_hook(auth), cors_origins, open_path=f"{endpoints.base}/health")
     endpoints.route(app, limit)
     return app
 

@@ -170,7 +170,10 @@ async def test_pick_model_s_choice_streams_from_the_server_with_token_counts_and
     assert server.requests[1]["stream"] is False
     assert {h["authorization"] for h in server.headers} == {f"Bearer {NO_KEY}"}
     finished_event = run.events[-1].model_dump(mode="json", by_alias=True)
-    assert finished_event["usage"] == [{"inputTokens": 12, "outputTokens": 3, "totalTokens": 15}]
+    # the model is named on the finish_reason chunk, the counts on the usage chunk after it
+    assert finished_event["usage"] == [
+        {"provider": "openai", "model": "llama3.1", "inputTokens": 12, "outputTokens": 3, "totalTokens": 15}
+    ]
     check_streams([run.events])
 
 

@@ -257,6 +257,7 @@ class ViewLink(SessionListener):
         with chat._sync(), chat.hold_sync():
             chat.thread_id = thread_id
             chat.agent_name = agent_name
+        chat._settings_follow_thread(thread_id)
 
     def _changed_for_hosts(self) -> None:
         """Grow ``revision`` once for whatever changed in this turn of the loop (a run's end
@@ -458,6 +459,9 @@ class ViewLink(SessionListener):
     def _on_feedback(self, request: _requests.Feedback) -> None:
         self._chat.feedback(request.message_id, request.rating, request.comment)
 
+    def _on_settings(self, request: _requests.Settings) -> None:
+        self._chat._settings_from_view(request.values)
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -482,6 +486,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "mcp_call": ViewLink._on_mcp_call,
     "mcp_read": ViewLink._on_mcp_read,
     "feedback": ViewLink._on_feedback,
+    "settings": ViewLink._on_settings,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

@@ -40,6 +40,7 @@ from ._feedback import ChatFeedback
 from ._genui import StateRenderer, ToolRenderer, normalize_suggestions
 from ._links import ChatLinks
 from ._predict import PredictRule, coerce_rules
+from ._run_settings import ChatRunSettings
 from ._shown import note_shown
 from ._surfaces import ChatSurfaces
 from ._threads import Threads
@@ -74,7 +75,9 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     return path if path.exists() else fallback
 
 
-class AgentChat(ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, anywidget.AnyWidget):
+class AgentChat(
+    ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, ChatRunSettings, anywidget.AnyWidget
+):
     """An AG-UI agent chat in a notebook.
 
     ``AgentChat()`` runs the built-in demo agent; ``AgentChat(agent)`` runs any AG-UI agent (an

@@ -51,6 +51,7 @@ class RunLoop(AnswerWaiting):
     guard: Guard | None
     context: list[ContextEntry]
     forwarded_props: dict[str, Any]
+    setting_values: dict[str, Any]
     error: str
     queue: deque[Run]
 
@@ -184,7 +185,7 @@ class RunLoop(AnswerWaiting):
             messages=[],
             tools=[tool.to_agui() for tool in self.tools],
             context=self._context_for_run(),
-            forwarded_props={**self.forwarded_props, **(run.forwarded_props or {})} or None,
+            forwarded_props={**self.forwarded_props, **self.setting_values, **(run.forwarded_props or {})} or None,
             resume=resume,
         )
         # Set after validation: the models are validated already (a message once), and pydantic

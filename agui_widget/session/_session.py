@@ -90,6 +90,8 @@ class Session(RunLoop):
         """What the agent is told beside the transcript; live entries are read as each run starts."""
         self.forwarded_props = {}
         """Sent with every run as ``RunAgentInput.forwardedProps`` (model settings an agent may read)."""
+        self.setting_values: dict[str, Any] = {}
+        """The chat's run settings, sent over ``forwarded_props`` (a turn's own props win over them)."""
         self.listener = listener or SessionListener()
         self.event_log = EventLog(max_events, max_event_bytes)
         """The newest ``max_events`` events, and no more than about ``max_event_bytes`` of JSON."""

@@ -60,6 +60,7 @@ REQUEST_KINDS = frozenset(
         "asset",
         "run_record",
         "set_accent",
+        "settings",
         "variables",
         "inspect_variable",
         "run_code",

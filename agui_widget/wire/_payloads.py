@@ -345,6 +345,19 @@ class Suggestion(_Payload):
     message: str
 
 
+class RunSetting(_Payload):
+    """One run setting the chat's picker offers (`AgentChat(settings=...)`): a `choice` (a select of
+    `choices`), a `range` (`min` to `max` by `step`; whole numbers when `integer`) or a `switch`."""
+
+    kind: Literal["choice", "range", "switch"]
+    default: str | bool | int | float
+    choices: list[str | int | float] | None = None
+    min: float | None = None
+    max: float | None = None
+    step: float | None = None
+    integer: bool | None = None
+
+
 class PredictRule(_Payload):
     """While TOOL_CALL_ARGS of `tool` stream, `state[stateKey]` is the (partial) value of the
     argument `toolArgument`, or the whole arguments when it is null."""
@@ -422,6 +435,13 @@ class Traits(BaseModel):
     )
     attachment_policy: AttachmentPolicy = Field(
         description="what the composer takes as attachments (`AgentChat(attachments=...)`)"
+    )
+    settings: dict[str, RunSetting] = Field(
+        description="the run settings the chat's picker offers, by name, in order (`AgentChat(settings=...)`; {} for no picker)"
+    )
+    setting_values: dict[str, str | bool | int | float] = Field(
+        description="the current thread's run settings, sent as each run's `forwardedProps` under their names; a view "
+        "changes them with a `settings` request"
     )
     saved_output_id: str = Field(
         description="the display id of the output that keeps the conversation in the notebook; views hide the block "

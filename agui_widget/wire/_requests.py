@@ -297,6 +297,15 @@ class SetAccent(_Request):
         return css_color(value)
 
 
+class Settings(_Request):
+    """The run settings the user picked in the chat's picker (`AgentChat(settings=...)`): checked by
+    the kernel against the spec, kept with the thread and sent as the next runs' `forwardedProps`;
+    a value the spec does not take is refused with a `notice` and nothing changes."""
+
+    kind: Literal["settings"]
+    values: dict[str, str | bool | int | float] = Field(max_length=20)
+
+
 Request = Annotated[
     Hello
     | Send
@@ -312,6 +321,7 @@ Request = Annotated[
     | Asset
     | RunRecord
     | SetAccent
+    | Settings
     | Variables
     | InspectVariable
     | RunCode

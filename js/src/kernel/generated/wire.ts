@@ -35,7 +35,7 @@ export type JsonPatchOp = JsonPatchOperation
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "KernelMessage".
  */
-export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage | McpAppMessage | McpResultMessage)
+export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage | McpAppMessage | McpResultMessage | CommandMessage)
 /**
  * An AG-UI message as it travels (camelCase). The view needs a string id and role; the rest
  * is AG-UI's, read defensively.
@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | SettingsRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest | CommandRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -236,6 +236,57 @@ takeOver?: boolean
 export interface ClearRequest {
 kind: "clear"
 resetState?: boolean
+}
+/**
+ * A file the view saves for the user (`/export`: the conversation as Markdown).
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "CommandDownload".
+ */
+export interface CommandDownload {
+filename: string
+mimeType: string
+text: string
+}
+/**
+ * The answer to a `command` request: what the command returned, as Markdown the view shows
+ * in a card (null: nothing to show), a file to save, or (with `error`) why it failed or that no
+ * such command exists. Sent on the comm; a view that did not ask ignores it.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "CommandMessage".
+ */
+export interface CommandMessage {
+kind: "command"
+requestId: string
+name: string
+text: (string | null)
+download: (CommandDownload | null)
+error: (string | null)
+}
+/**
+ * A slash command typed in the message box (`/help`, `/threads`, or one of
+ * `AgentChat(commands=...)`): the kernel runs it and answers with a `command` message; the
+ * command is never sent to the agent nor added to the transcript.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "CommandRequest".
+ */
+export interface CommandRequest {
+kind: "command"
+requestId: string
+name: string
+args?: string
+}
+/**
+ * A slash command the message box offers: its name (without the `/`) and one line saying what it does.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "CommandSpec".
+ */
+export interface CommandSpec {
+name: string
+description: string
 }
 /**
  * One entry of what the agent is told beside the transcript, as the view lists it: the
@@ -720,6 +771,22 @@ kind: "run_record"
 runId: string
 }
 /**
+ * One run setting the chat's picker offers (`AgentChat(settings=...)`): a `choice` (a select of
+ * `choices`), a `range` (`min` to `max` by `step`; whole numbers when `integer`) or a `switch`.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RunSetting".
+ */
+export interface RunSetting {
+kind: ("choice" | "range" | "switch")
+default: (string | boolean | number)
+choices: ((string | number)[] | null)
+min: (number | null)
+max: (number | null)
+step: (number | null)
+integer: (boolean | null)
+}
+/**
  * `chat.agent = name`: saves the current thread and continues that agent's own thread
  * (docs/threads.md); refused with a `notice` during a run or for an unknown name.
  * 
@@ -767,6 +834,20 @@ metadata?: unknown
 export interface SetAccentRequest {
 kind: "set_accent"
 color: string
+}
+/**
+ * The run settings the user picked in the chat's picker (`AgentChat(settings=...)`): checked by
+ * the kernel against the spec, kept with the thread and sent as the next runs' `forwardedProps`;
+ * a value the spec does not take is refused with a `notice` and nothing changes.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "SettingsRequest".
+ */
+export interface SettingsRequest {
+kind: "settings"
+values: {
+[k: string]: string | boolean | number | undefined
+}
 }
 /**
  * Applies an RFC 6902 patch to `chat.state` (a view edit).
@@ -880,6 +961,10 @@ agent_names: string[]
  */
 agent_name: string
 /**
+ * the slash commands the message box completes: the built-ins and `AgentChat(commands=...)`
+ */
+commands: CommandSpec[]
+/**
  * shown in the chat's toolbar (`AgentChat(title=...)`; "" for none)
  */
 title: string
@@ -930,6 +1015,18 @@ height: string
  */
 accent: string
 attachment_policy: AttachmentPolicy1
+/**
+ * the run settings the chat's picker offers, by name, in order (`AgentChat(settings=...)`; {} for no picker)
+ */
+settings: {
+[k: string]: RunSetting | undefined
+}
+/**
+ * the current thread's run settings, sent as each run's `forwardedProps` under their names; a view changes them with a `settings` request
+ */
+setting_values: {
+[k: string]: string | boolean | number | undefined
+}
 /**
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)
  */

@@ -35,6 +35,8 @@ import {
   validateTrait_run_id,
   validateTrait_attachment_policy,
   validateTrait_saved_output_id,
+  validateTrait_settings,
+  validateTrait_setting_values,
   validateTrait_status,
   validateTrait_suggestions_after,
   validateTrait_thread_id,
@@ -139,6 +141,8 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "accent",
   "agent_context",
   "attachment_policy",
+  "settings",
+  "setting_values",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -386,6 +390,8 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
     attachment_policy: (v) => parseScalar<AttachmentPolicy>(v, "attachment_policy", validateTrait_attachment_policy, NO_ATTACHMENTS),
     revision: (v) => parseScalar<number>(v, "revision", validateTrait_revision, 0),
+    settings: (v) => parseScalar<Traits["settings"]>(v, "settings", validateTrait_settings, {}),
+    setting_values: (v) => parseScalar<Traits["setting_values"]>(v, "setting_values", validateTrait_setting_values, {}),
   };
   return parsers[name](value);
 }

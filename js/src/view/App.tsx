@@ -13,6 +13,7 @@ import { Notices } from "./Notices";
 import { OutgoingList } from "./Outgoing";
 import { PendingPanel } from "./PendingPanel";
 import { ResizeHandle } from "./ResizeHandle";
+import { RunSettings } from "./RunSettings";
 import { StatePanel } from "./StatePanel";
 import { Progress, StatusLine } from "./StatusLine";
 import { Toolbar } from "./Toolbar";
@@ -165,6 +166,7 @@ function Chat() {
           <PendingPanel />
           <StatusLine />
           <Notices />
+          <RunSettings />
           <Composer onSent={pin} />
         </div>
       </div>

@@ -462,6 +462,9 @@ class ViewLink(SessionListener):
     def _on_settings(self, request: _requests.Settings) -> None:
         self._chat._settings_from_view(request.values)
 
+    def _on_command(self, request: _requests.Command) -> None:
+        self._chat.run_command(request.request_id, request.name, request.args)
+
 
 _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "hello": ViewLink._on_hello,
@@ -487,6 +490,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "mcp_read": ViewLink._on_mcp_read,
     "feedback": ViewLink._on_feedback,
     "settings": ViewLink._on_settings,
+    "command": ViewLink._on_command,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

@@ -34,6 +34,7 @@ from ..vocabulary._hooks import Guard, Hook, Hooks
 from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
 from ._branding import ChatBranding
+from ._commands import ChatSlash, CommandFunction
 from ._export import SavedOutput
 from ._exports import ChatExports
 from ._feedback import ChatFeedback
@@ -76,7 +77,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
 
 
 class AgentChat(
-    ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, ChatRunSettings, anywidget.AnyWidget
+    ChatSlash, ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, ChatRunSettings, anywidget.AnyWidget
 ):
     """An AG-UI agent chat in a notebook.
 
@@ -155,12 +156,14 @@ class AgentChat(
         record: str | os.PathLike[str] | None = None,
         headers: Mapping[str, str] | None = None,
         on_feedback: FeedbackHook | None = None,
+        commands: Mapping[str, CommandFunction] | None = None,
         **kwargs: Any,
     ) -> None:
         if guard is not None and not callable(guard):
             raise TypeError(f"guard must be a function of the user's message (or None), not {type(guard).__name__}")
         hooks = Hooks(on_run_start=on_run_start, on_event=on_event, on_run_end=on_run_end, on_error=on_error)
         self._on_feedback = checked_hook(on_feedback)
+        self._set_commands(commands)
         given = None if messages is None else normalize_messages(messages)
         self._threads = Threads(agent, store, thread_id, given, state, headers)
         predict_rules = coerce_rules(predict_state)

@@ -69,6 +69,7 @@ REQUEST_KINDS = frozenset(
         "mcp_call",
         "mcp_read",
         "feedback",
+        "command",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""
@@ -213,6 +214,13 @@ def variable_entry(
 def variables_message(request_id: str, variables: list[dict[str, Any]], error: str | None) -> dict[str, Any]:
     """The answer to a ``variables`` request: the user's variables, or why there are none."""
     return {"kind": "variables", "requestId": request_id, "variables": variables, "error": error}
+
+
+def command_message(
+    request_id: str, name: str, text: str | None, error: str | None, download: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """The answer to a ``command`` request: Markdown to show, a file to save, or why it failed."""
+    return {"kind": "command", "requestId": request_id, "name": name, "text": text, "download": download, "error": error}
 
 
 def variable_message(request_id: str, name: str, summary: str | None, error: str | None) -> dict[str, Any]:

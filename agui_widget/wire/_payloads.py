@@ -248,6 +248,27 @@ class McpResultMessage(_Payload):
     needs_approval: bool = False
 
 
+class CommandDownload(_Payload):
+    """A file the view saves for the user (`/export`: the conversation as Markdown)."""
+
+    filename: str
+    mime_type: str
+    text: str
+
+
+class CommandMessage(_Payload):
+    """The answer to a `command` request: what the command returned, as Markdown the view shows
+    in a card (null: nothing to show), a file to save, or (with `error`) why it failed or that no
+    such command exists. Sent on the comm; a view that did not ask ignores it."""
+
+    kind: Literal["command"]
+    request_id: str
+    name: str
+    text: str | None
+    download: CommandDownload | None = None
+    error: str | None
+
+
 KernelMessage = Annotated[
     SnapshotMessage
     | EventsMessage
@@ -261,7 +282,8 @@ KernelMessage = Annotated[
     | VariablesMessage
     | VariableMessage
     | McpAppMessage
-    | McpResultMessage,
+    | McpResultMessage
+    | CommandMessage,
     Field(discriminator="kind"),
 ]
 
@@ -378,6 +400,13 @@ class ContextSummary(_Payload):
     live: bool
 
 
+class CommandSpec(_Payload):
+    """A slash command the message box offers: its name (without the `/`) and one line saying what it does."""
+
+    name: str
+    description: str
+
+
 class Traits(BaseModel):
     """Every synced traitlet, by its Python name (the names are attributes; their payloads are
     camelCase like the messages). Each field's description is its row in docs/wire.md."""
@@ -396,6 +425,9 @@ class Traits(BaseModel):
         description="the agents of a chat of several agents, in order ([] for one agent: no picker)"
     )
     agent_name: str = Field(description='the active agent\'s name ("" for one agent)')
+    commands: list[CommandSpec] = Field(
+        description="the slash commands the message box completes: the built-ins and `AgentChat(commands=...)`"
+    )
     title: str = Field(description='shown in the chat\'s toolbar (`AgentChat(title=...)`; "" for none)')
     welcome: str = Field(
         description='Markdown shown while the transcript is empty, rendered as agent text is (`AgentChat(welcome=...)`; "" '

@@ -249,6 +249,17 @@ class Feedback(_Request):
     comment: str | None = Field(None, max_length=MAX_COMMENT)
 
 
+class Command(_Request):
+    """A slash command typed in the message box (`/help`, `/threads`, or one of
+    `AgentChat(commands=...)`): the kernel runs it and answers with a `command` message; the
+    command is never sent to the agent nor added to the transcript."""
+
+    kind: Literal["command"]
+    request_id: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[a-z0-9_-]+$")
+    args: str = Field("", max_length=MAX_TEXT)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -329,6 +340,7 @@ Request = Annotated[
     | McpApp
     | McpCall
     | McpRead
-    | Feedback,
+    | Feedback
+    | Command,
     Field(discriminator="kind"),
 ]

@@ -29,6 +29,7 @@ const VALIDATED = {
   validateSuggestion: "Suggestion",
   validatePredictRule: "PredictRule",
   validateContextSummary: "ContextSummary",
+  validateCommandSpec: "CommandSpec",
 };
 /** Traits whose value is one string or enum; a list trait is validated entry by entry above. */
 const TRAITS = Object.entries(schema.$defs.Traits.properties)

@@ -14,6 +14,7 @@ import {
   type ValidationError,
   type Validator,
   validateAgentName,
+  validateCommandSpec,
   validateContextSummary,
   validateKernelMessage,
   validatePending,
@@ -60,6 +61,7 @@ export type {
 // ---------------------------------------------------------------------------------------------
 
 export type {
+  CommandSpec,
   ContextSummary,
   AssetMessage,
   AssetRequest,
@@ -388,6 +390,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     height: text(validateTrait_height),
     accent: text(validateTrait_accent),
     agent_context: (v) => parseList(v, "agent_context", validateContextSummary),
+    commands: (v) => parseList(v, "commands", validateCommandSpec),
     attachment_policy: (v) => parseScalar<AttachmentPolicy>(v, "attachment_policy", validateTrait_attachment_policy, NO_ATTACHMENTS),
     revision: (v) => parseScalar<number>(v, "revision", validateTrait_revision, 0),
     settings: (v) => parseScalar<Traits["settings"]>(v, "settings", validateTrait_settings, {}),

@@ -20,6 +20,7 @@ import { useTrait } from "./hooks";
 import { KernelBanner, useLive } from "./KernelBanner";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
 import { boxAria, MentionChipList, type MentionChips, MentionList, MentionProblem, useMentionChips, useMentionPopup } from "./Mentions";
+import { CommandCard, CommandList, commandAria, useSlashCommands } from "./SlashCommands";
 
 type Box = RefObject<HTMLTextAreaElement | null>;
 
@@ -34,7 +35,9 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   const drop = useFileDrop(live, policy.enabled, held.add);
   const chips = useMentionChips(box, () => held.setProblem(""));
   const popup = useMentionPopup(box, setText, chips);
-  const send = useSend({ box, text, setText, held, chips, live, onSent });
+  const sendMessage = useSend({ box, text, setText, held, chips, live, onSent });
+  const slash = useSlashCommands(box, setText); // `/name args` runs a command (./SlashCommands.tsx)
+  const send = () => slash.sendOrRun(sendMessage);
   useReturnedMessages(box, setText, held, chips);
   const busy = live && (status === "running" || status === "waiting");
   const ownPlaceholder = useTrait("placeholder");
@@ -44,6 +47,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   return (
     <>
       <KernelBanner id={bannerId} />
+      <CommandCard slash={slash} />
       <HeldList files={held.files} disabled={!live} onRemove={held.remove}>
         {chips.held.length > 0 && <MentionChipList chips={chips} disabled={!live} />}
       </HeldList>
@@ -61,6 +65,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
         onDrop={drop.onDrop}
       >
         <MentionList popup={popup} />
+        <CommandList slash={slash} />
         <AttachButton policy={policy} live={live} add={held.add} box={box} />
         <textarea
           ref={box}
@@ -72,14 +77,19 @@ export function Composer({ onSent }: { onSent?: () => void }) {
           placeholder={placeholderFor(live, busy, ownPlaceholder)}
           value={text}
           {...boxAria(popup)}
+          {...commandAria(slash)}
           onInput={(e) => {
             setText(e.currentTarget.value);
             if (live) popup.follow();
+            if (live) slash.follow();
           }}
-          onKeyDown={(e) => popup.onKey(e) || onMessageKey(e, box, live, send)}
+          onKeyDown={(e) => slash.onKey(e) || popup.onKey(e) || onMessageKey(e, box, live, send)}
           onKeyUp={(e) => CARET_KEYS.has(e.key) && popup.follow()}
           onClick={() => live && popup.follow()}
-          onBlur={popup.close}
+          onBlur={() => {
+            popup.close();
+            slash.close();
+          }}
           onPaste={drop.onPaste}
         />
         {busy ? (
@@ -136,12 +146,12 @@ type Sending = {
 /** Sends the box's text with the held files (read first) and the held mentions' summaries, then
  * empties the composer and follows the answer. What could not be sent (the kernel went away, a
  * file could not be read, a mention has no summary) stays. */
-function useSend({ box, text, setText, held, chips, live, onSent }: Sending): () => Promise<void> {
+function useSend({ box, text, setText, held, chips, live, onSent }: Sending): (literal?: string) => Promise<void> {
   const { conn, follower } = useView();
   const sending = useRef(false);
-  return async () => {
+  return async (literal?: string) => {
     // Read the box itself: a key press can arrive before the state update of the last input.
-    const value = (box.current?.value ?? text).trim();
+    const value = (literal ?? box.current?.value ?? text).trim();
     const files = held.current();
     const mentioned = chips.current().length > 0;
     if ((!value && files.length === 0 && !mentioned) || !live || sending.current) {

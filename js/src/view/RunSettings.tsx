@@ -4,7 +4,7 @@
  * The kernel decides: a change sends a `settings` request, and each control shows the
  * `setting_values` trait, so a value the kernel refuses snaps back (the refusal is a notice). A
  * change during a run applies to the next run; nothing here waits for the run to end. */
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import type { RunSetting } from "../kernel/generated/wire";
 import { useView } from "./context";
 import { useTrait } from "./hooks";
@@ -93,7 +93,15 @@ function Setting({ name, spec, value, disabled, onChange }: SettingProps) {
 
 function RangeSetting({ name, spec, value, disabled, onChange }: SettingProps & { value: number }) {
   const [draft, setDraft] = useState<number | null>(null); // while the slider moves, before the kernel has it
-  useEffect(() => setDraft(null), [value]);
+  const sent = useRef<number[]>([]); // sent since the slider started moving, the last one last
+  useEffect(() => {
+    // The kernel's echo of an earlier step must not pull the slider back while keys move it on; its
+    // own value (a thread switch, Python) or the last step sent ends the draft.
+    if (!sent.current.includes(value) || sent.current[sent.current.length - 1] === value) {
+      sent.current = [];
+      setDraft(null);
+    }
+  }, [value]);
   const shown = draft ?? value;
   const read = (input: HTMLInputElement) => (spec.integer ? Math.round(Number(input.value)) : Number(input.value));
   return (
@@ -109,7 +117,11 @@ function RangeSetting({ name, spec, value, disabled, onChange }: SettingProps & 
         aria-valuetext={formatNumber(shown)}
         disabled={disabled}
         onInput={(event) => setDraft(read(event.currentTarget))}
-        onChange={(event) => onChange(name, read(event.currentTarget))}
+        onChange={(event) => {
+          const picked = read(event.currentTarget);
+          sent.current.push(picked);
+          onChange(name, picked);
+        }}
       />
       <output class="agui-setting-value" aria-hidden="true">
         {formatNumber(shown)}

@@ -86,10 +86,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
           onKeyDown={(e) => slash.onKey(e) || popup.onKey(e) || onMessageKey(e, box, live, send)}
           onKeyUp={(e) => CARET_KEYS.has(e.key) && popup.follow()}
           onClick={() => live && popup.follow()}
-          onBlur={() => {
-            popup.close();
-            slash.close();
-          }}
+          onBlur={() => closeLists(popup, slash)}
           onPaste={drop.onPaste}
         />
         {busy ? (
@@ -104,6 +101,11 @@ export function Composer({ onSent }: { onSent?: () => void }) {
       </div>
     </>
   );
+}
+
+/** Leaving the box closes the `@` and `/` lists. */
+function closeLists(...lists: Array<{ close: () => void }>): void {
+  for (const list of lists) list.close();
 }
 
 /** Keys that move the caret into or out of a mention being typed. */

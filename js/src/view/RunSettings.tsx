@@ -2,7 +2,8 @@
  * for each list of choices, a slider (its value shown) for each range, a switch for each bool.
  *
  * The kernel decides: a change sends a `settings` request, and each control shows the
- * `setting_values` trait, so a value the kernel refuses snaps back (the refusal is a notice). A
+ * `setting_values` trait, so a value the kernel refuses snaps back (the refusal is a notice; a
+ * slider snaps back once it loses the focus, since it follows the keys while it has it). A
  * change during a run applies to the next run; nothing here waits for the run to end. */
 import { useEffect, useRef, useState } from "preact/hooks";
 import type { RunSetting } from "../kernel/generated/wire";
@@ -92,15 +93,13 @@ function Setting({ name, spec, value, disabled, onChange }: SettingProps) {
 }
 
 function RangeSetting({ name, spec, value, disabled, onChange }: SettingProps & { value: number }) {
-  const [draft, setDraft] = useState<number | null>(null); // while the slider moves, before the kernel has it
-  const sent = useRef<number[]>([]); // sent since the slider started moving, the last one last
+  // While the slider has the focus, it shows where the keys or the pointer put it: the kernel's
+  // echoes of earlier steps arrive late and must not pull it back (nor move the next key's start).
+  // Out of focus, it shows the kernel's value (a refused step, a thread switch, Python).
+  const [draft, setDraft] = useState<number | null>(null);
+  const focused = useRef(false);
   useEffect(() => {
-    // The kernel's echo of an earlier step must not pull the slider back while keys move it on; its
-    // own value (a thread switch, Python) or the last step sent ends the draft.
-    if (!sent.current.includes(value) || sent.current[sent.current.length - 1] === value) {
-      sent.current = [];
-      setDraft(null);
-    }
+    if (!focused.current) setDraft(null);
   }, [value]);
   const shown = draft ?? value;
   const read = (input: HTMLInputElement) => (spec.integer ? Math.round(Number(input.value)) : Number(input.value));
@@ -116,12 +115,15 @@ function RangeSetting({ name, spec, value, disabled, onChange }: SettingProps & 
         value={shown}
         aria-valuetext={formatNumber(shown)}
         disabled={disabled}
-        onInput={(event) => setDraft(read(event.currentTarget))}
-        onChange={(event) => {
-          const picked = read(event.currentTarget);
-          sent.current.push(picked);
-          onChange(name, picked);
+        onFocus={() => {
+          focused.current = true;
         }}
+        onBlur={() => {
+          focused.current = false;
+          setDraft(null);
+        }}
+        onInput={(event) => setDraft(read(event.currentTarget))}
+        onChange={(event) => onChange(name, read(event.currentTarget))}
       />
       <output class="agui-setting-value" aria-hidden="true">
         {formatNumber(shown)}

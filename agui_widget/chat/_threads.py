@@ -244,4 +244,60 @@ def _initial_thread_id(thread_id: str | None, agent_name: str | None) -> str:
     return thread_id if agent_name is None else f"{thread_id}.{agent_name}"
 
 
-__all__ = ["Start", "Threads"]
+class ChatThreads:
+    """``AgentChat``'s threads and agents, as a cell uses them (docs/threads.md)."""
+
+    if TYPE_CHECKING:  # what the methods read of the chat
+        _session: Session
+        _threads: Threads
+
+    @property
+    def agent(self) -> Any:
+        """The agent this chat runs (after wrapping, for plain callables).
+
+        With several agents, assigning a name (``chat.agent = "coder"``) selects that agent.
+        """
+        return self._session.agent
+
+    @agent.setter
+    def agent(self, name: str) -> None:
+        self.select_agent(name)
+
+    @property
+    def agents(self) -> dict[str, Any]:
+        """The agents by name (empty for a chat of one agent)."""
+        return dict(self._threads.agents)
+
+    @property
+    def store(self) -> ThreadStore:
+        """Where threads are kept (in memory unless ``store=`` was given)."""
+        return self._threads.store
+
+    def select_agent(self, name: str) -> None:
+        """Make ``name`` the active agent; its own thread (transcript and state) comes back.
+
+        Refused while a run is active or waiting; the current thread is saved first.
+        """
+        self._threads.select_agent(name)
+
+    def threads(self) -> list[dict[str, Any]]:
+        """The threads in the store (the active agent's, with several agents), newest first.
+
+        Each: ``thread_id``, ``title`` (the start of the first user message), ``updated`` (a UTC
+        datetime), ``messages`` (how many), ``agent``.
+        """
+        return self._threads.listing()
+
+    def switch(self, thread_id: str) -> None:
+        """Continue thread ``thread_id`` from the store, or start it empty when it is new.
+
+        The current thread is saved first. Refused while a run is active or waiting.
+        """
+        self._threads.switch(thread_id)
+
+    def new_thread(self, thread_id: str | None = None) -> str:
+        """Start an empty thread (a fresh id unless given), switch to it, and return its id."""
+        return self._threads.new_thread(thread_id)
+
+
+__all__ = ["ChatThreads", "Start", "Threads"]

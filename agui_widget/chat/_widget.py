@@ -12,7 +12,6 @@ import contextlib
 import copy
 import os
 import pathlib
-import re
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -31,7 +30,6 @@ from ..session._session import Session, checked_props, normalize_messages
 from ..stores._store import ThreadStore
 from ..vocabulary._feedback import FeedbackHook, checked_hook
 from ..vocabulary._hooks import Guard, Hook, Hooks
-from ..wire import _codec
 from ..wire._transport import DEFAULT_WINDOW
 from ._branding import ChatBranding
 from ._commands import ChatSlash, CommandFunction
@@ -44,7 +42,8 @@ from ._predict import PredictRule, coerce_rules
 from ._run_settings import ChatRunSettings
 from ._shown import note_shown
 from ._surfaces import ChatSurfaces
-from ._threads import Threads
+from ._threads import ChatThreads, Threads
+from ._traits import ChatTraits, css_length
 from ._usage import ChatUsage
 from ._view_link import ViewLink
 
@@ -56,28 +55,22 @@ export default { render({ el }) {
 """
 
 
-class _CssColor(traitlets.Unicode):
-    """A CSS colour the views set as a custom property: nothing that could carry other CSS."""
-
-    def validate(self, obj: Any, value: Any) -> str:
-        text = super().validate(obj, value)
-        if text == "":  # the theme's own (every chat's default): nothing to check or to load
-            return text
-        from ..wire._requests import css_color  # the requests' declarations load on first use
-
-        try:
-            return css_color(text)
-        except ValueError as exc:
-            raise traitlets.TraitError(f"chat.{self.name}: {exc}") from None
-
-
 def _bundle(name: str, fallback: str) -> pathlib.Path | str:
     path = _STATIC / name
     return path if path.exists() else fallback
 
 
 class AgentChat(
-    ChatSlash, ChatExports, ChatFeedback, ChatLinks, ChatSurfaces, ChatUsage, ChatBranding, ChatRunSettings, anywidget.AnyWidget
+    ChatSlash,
+    ChatExports,
+    ChatFeedback,
+    ChatLinks,
+    ChatSurfaces,
+    ChatUsage,
+    ChatBranding,
+    ChatRunSettings,
+    ChatThreads,
+    ChatTraits,
 ):
     """An AG-UI agent chat in a notebook.
 
@@ -89,44 +82,6 @@ class AgentChat(
 
     _esm = _bundle("widget.js", _MISSING_BUNDLE)
     _css = _bundle("widget.css", "")
-
-    status = traitlets.Unicode("idle", help="idle | running | waiting | error").tag(sync=True)
-    thread_id = traitlets.Unicode("").tag(sync=True)
-    run_id = traitlets.Unicode("", help="the active run's id, or ''").tag(sync=True)
-    pending: traitlets.List[dict[str, Any]] = traitlets.List(help="frontend tool calls and interrupts waiting for an answer").tag(
-        sync=True
-    )
-    queued: traitlets.List[dict[str, Any]] = traitlets.List(help="user messages waiting for the active run to end").tag(sync=True)
-    frontend_tools: traitlets.List[dict[str, Any]] = traitlets.List(help="the tools the UI executes or the user answers").tag(
-        sync=True
-    )
-    error = traitlets.Unicode("", help="the last run's error message").tag(sync=True)
-    agent_names = traitlets.List(traitlets.Unicode(), help="the agents to pick from ([] for one agent)").tag(sync=True)
-    agent_name = traitlets.Unicode("", help="the active agent's name ('' for one agent)").tag(sync=True)
-    suggestions: traitlets.List[dict[str, str]] = traitlets.List(
-        help="prompts shown as chips: strings or {'title', 'message'} dicts"
-    ).tag(sync=True)
-    suggestions_after = traitlets.Unicode("", help="the message agent suggestions follow; '' for starters").tag(sync=True)
-    predict_state: traitlets.List[dict[str, Any]] = traitlets.List(help="state keys that follow streamed tool arguments").tag(
-        sync=True, to_json=lambda rules, _widget: _codec.predict_rules_to_wire(rules)
-    )
-    height = traitlets.Unicode(
-        "", help="the chat's height as a CSS length ('' for the default); the view's resize handle changes it there"
-    ).tag(sync=True)
-    saved_output_id = traitlets.Unicode(
-        help="the display id of the output that keeps the conversation in the notebook (views hide it)"
-    ).tag(sync=True)
-    attachment_policy: traitlets.Dict[str, Any] = traitlets.Dict(help="what the composer takes as attachments").tag(sync=True)
-    accent = _CssColor("", help="the chat's accent colour, a CSS colour ('' for the theme's); ctx.setAccent sets it too").tag(
-        sync=True
-    )
-
-    agent_context: traitlets.List[dict[str, Any]] = traitlets.List(
-        help="what the agent is told beside the transcript, as the view's Context panel lists it"
-    ).tag(sync=True)
-    revision = traitlets.Int(
-        0, help="grows when the state, the transcript or the status changes, where marimo shows the chat"
-    ).tag(sync=True)
 
     messages: traitlets.List[dict[str, Any]] = traitlets.List(help="the transcript: AG-UI messages as camelCase dicts")
     state = traitlets.Any(None, allow_none=True, help="the shared state (any JSON value)")
@@ -249,56 +204,6 @@ class AgentChat(
         anywidget.AnyWidget.send(self, message)
 
     # -- the Python API -----------------------------------------------------------------------
-
-    @property
-    def agent(self) -> Any:
-        """The agent this chat runs (after wrapping, for plain callables).
-
-        With several agents, assigning a name (``chat.agent = "coder"``) selects that agent.
-        """
-        return self._session.agent
-
-    @agent.setter
-    def agent(self, name: str) -> None:
-        self.select_agent(name)
-
-    # -- threads and agents (docs/threads.md) -----------------------------------------------------
-
-    @property
-    def agents(self) -> dict[str, Any]:
-        """The agents by name (empty for a chat of one agent)."""
-        return dict(self._threads.agents)
-
-    @property
-    def store(self) -> ThreadStore:
-        """Where threads are kept (in memory unless ``store=`` was given)."""
-        return self._threads.store
-
-    def select_agent(self, name: str) -> None:
-        """Make ``name`` the active agent; its own thread (transcript and state) comes back.
-
-        Refused while a run is active or waiting; the current thread is saved first.
-        """
-        self._threads.select_agent(name)
-
-    def threads(self) -> list[dict[str, Any]]:
-        """The threads in the store (the active agent's, with several agents), newest first.
-
-        Each: ``thread_id``, ``title`` (the start of the first user message), ``updated`` (a UTC
-        datetime), ``messages`` (how many), ``agent``.
-        """
-        return self._threads.listing()
-
-    def switch(self, thread_id: str) -> None:
-        """Continue thread ``thread_id`` from the store, or start it empty when it is new.
-
-        The current thread is saved first. Refused while a run is active or waiting.
-        """
-        self._threads.switch(thread_id)
-
-    def new_thread(self, thread_id: str | None = None) -> str:
-        """Start an empty thread (a fresh id unless given), switch to it, and return its id."""
-        return self._threads.new_thread(thread_id)
 
     def _ipython_display_(self) -> None:
         """Show the chat, then an output that keeps the conversation for viewers without a kernel
@@ -440,23 +345,6 @@ class AgentChat(
         current = self.state if isinstance(self.state, dict) else {}
         self.state = {**current, **(changes or {}), **keys}
 
-    def regenerate(self) -> Run:
-        """Run the last turn again, dropping the answer it got: the last user message, or the
-        action on an A2UI surface that started the turn (the same action, reported as before)."""
-        return self._session.regenerate()
-
-    def edit(self, message_id: str, text: str) -> Run:
-        """Replace a user message's text, drop what followed it, and run again; the message's
-        attachments go with the new text."""
-        for index, message in enumerate(self.messages):
-            if message.get("id") == message_id and message.get("role") == "user":
-                content = message.get("content")
-                media = (
-                    [p for p in content if isinstance(p, dict) and p.get("type") != "text"] if isinstance(content, list) else []
-                )
-                return self._session.truncate_and_send(index, with_attachments(text, media))
-        raise KeyError(f"no user message has id {message_id!r}")
-
     # -- generative UI (docs/generative-ui.md) --------------------------------------------------
 
     def render_tool(self, name: str, fn: ToolRenderer | None = None) -> Any:
@@ -489,26 +377,6 @@ class AgentChat(
             return fn
 
         return register if fn is None else register(fn)
-
-    @traitlets.validate("height")
-    def _validate_height(self, proposal: Any) -> str:
-        try:
-            return css_length(proposal["value"])
-        except (TypeError, ValueError) as exc:
-            raise traitlets.TraitError(str(exc)) from None
-
-    @traitlets.validate("suggestions")
-    def _validate_suggestions(self, proposal: Any) -> list[dict[str, str]]:
-        try:
-            return normalize_suggestions(proposal["value"])
-        except (TypeError, ValueError) as exc:
-            raise traitlets.TraitError(str(exc)) from None
-
-    @traitlets.observe("suggestions")
-    def _suggestions_assigned(self, change: Any) -> None:
-        if not self._syncing:
-            self.suggestions_after = ""  # set from Python: starters, shown while the chat is empty
-            self._starters = list(change["new"])
 
     @traitlets.validate("predict_state")
     def _validate_predict_state(self, proposal: Any) -> list[dict[str, str]]:
@@ -558,21 +426,6 @@ class AgentChat(
 
     def __repr__(self) -> str:
         return f"<AgentChat thread={self.thread_id} status={self.status} messages={len(self.messages)}>"
-
-
-_CSS_LENGTH = r"\d+(\.\d+)?(px|em|rem|vh|svh|dvh|%)"
-
-
-def css_length(value: int | str | None) -> str:
-    """``height=`` as a CSS length: a number is pixels; '' (or None) is the view's default."""
-    if value is None or value == "":
-        return ""
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise TypeError(f"height is a number of pixels or a CSS length such as '70vh', not {type(value).__name__}")
-    text = f"{value}px" if isinstance(value, (int, float)) else value.strip()
-    if not re.fullmatch(_CSS_LENGTH, text):
-        raise ValueError(f"height={value!r} is not a length: give pixels (600) or a CSS length ('600px', '70vh', '40em')")
-    return text
 
 
 def _chat_tools(tools: Iterable[Any]) -> list[FrontendTool]:

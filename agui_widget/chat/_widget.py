@@ -31,6 +31,7 @@ from ..stores._store import ThreadStore
 from ..vocabulary._feedback import FeedbackHook, checked_hook
 from ..vocabulary._hooks import Guard, Hook, Hooks
 from ..wire._transport import DEFAULT_WINDOW
+from ._branches import ChatBranches
 from ._branding import ChatBranding
 from ._commands import ChatSlash, CommandFunction
 from ._export import SavedOutput
@@ -62,6 +63,7 @@ def _bundle(name: str, fallback: str) -> pathlib.Path | str:
 
 class AgentChat(
     ChatSlash,
+    ChatBranches,
     ChatExports,
     ChatFeedback,
     ChatLinks,

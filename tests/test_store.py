@@ -249,6 +249,44 @@ def test_the_first_owner_keeps_the_thread(store):
     assert isinstance(ThreadOwnedElsewhere("t1"), PermissionError)
 
 
+def test_a_given_title_is_the_title_until_taken_back(store):
+    store.save(record("t1", given_title="Lisbon ideas"))
+    assert (store.load("t1").title, store.load("t1").given_title) == ("Lisbon ideas", "Lisbon ideas")
+    store.save(record("t1"))  # a save that says nothing of it (a turn ending) keeps it
+    assert (store.load("t1").title, store.load("t1").given_title) == ("Lisbon ideas", "Lisbon ideas")
+    assert [r.title for r in store.list_threads()] == ["Lisbon ideas"]
+    store.save(record("t1", given_title=""))  # taken back: the first user message's start again
+    assert (store.load("t1").title, store.load("t1").given_title) == (title_of(MESSAGES), "")
+
+
+def test_settings_and_branches_are_kept_until_a_save_gives_new_ones(store):
+    branches = {"u1": [[{"id": "a0", "role": "assistant", "content": "An earlier answer"}]]}
+    store.save(record("t1", settings={"model": "small", "temperature": 0.2}, branches=branches))
+    store.save(record("t1"))  # None: keep what is stored
+    loaded = store.load("t1")
+    assert (loaded.settings, loaded.branches) == ({"model": "small", "temperature": 0.2}, branches)
+    store.save(record("t1", settings={}, branches=[]))  # empty values replace them
+    loaded = store.load("t1")
+    assert (loaded.settings, loaded.branches) == ({}, [])
+    assert (store.load("t1").settings, record("t2").settings) == ({}, None)
+
+
+def test_a_second_version_sqlite_file_gains_titles_settings_and_branches(tmp_path):
+    path = tmp_path / "v2.db"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            """CREATE TABLE threads (thread_id TEXT PRIMARY KEY, agent TEXT, title TEXT NOT NULL DEFAULT '',
+               messages TEXT NOT NULL, state TEXT NOT NULL, message_count INTEGER NOT NULL DEFAULT 0, updated_at REAL NOT NULL,
+               user_id TEXT)"""
+        )
+        db.execute("INSERT INTO threads VALUES ('old', NULL, 'Plan', '[]', '{}', 0, 1.0, 'alice')")
+        db.execute("PRAGMA user_version = 2")
+    store = SQLiteThreadStore(path)
+    assert store.load("old") == ThreadRecord("old", None, [], {}, "Plan", 1.0, "alice")
+    store.save(record("old", given_title="Renamed", settings={"model": "m"}))
+    assert (store.load("old").title, store.load("old").settings, store.load("old").user) == ("Renamed", {"model": "m"}, "alice")
+
+
 def test_a_first_version_sqlite_file_gains_owners_and_keeps_its_threads(tmp_path):
     path = tmp_path / "v1.db"
     with sqlite3.connect(path) as db:
@@ -263,7 +301,7 @@ def test_a_first_version_sqlite_file_gains_owners_and_keeps_its_threads(tmp_path
     store.save(record("old", user="alice"))
     assert [r.thread_id for r in store.list_threads(user="alice")] == ["old"]
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
 
 
 # PostgreSQL
@@ -319,7 +357,29 @@ def test_a_first_version_postgres_database_gains_owners_and_keeps_its_threads(po
     store.save(record("old", user="alice"))
     assert [r.thread_id for r in store.list_threads(user="alice")] == ["old"]
     with psycopg.connect(postgres_dsn) as db:
-        assert db.execute("SELECT version FROM agui_schema").fetchall() == [(2,)]
+        assert db.execute("SELECT version FROM agui_schema").fetchall() == [(SCHEMA_VERSION,)] == [(3,)]
+    store.close()
+
+
+def test_a_second_version_postgres_database_gains_titles_settings_and_branches(postgres_dsn):
+    import psycopg
+
+    with psycopg.connect(postgres_dsn) as db:
+        db.execute("CREATE TABLE agui_schema (only_row BOOLEAN PRIMARY KEY DEFAULT TRUE, version INTEGER NOT NULL)")
+        db.execute("INSERT INTO agui_schema (version) VALUES (2)")
+        db.execute(
+            """CREATE TABLE agui_threads (thread_id TEXT PRIMARY KEY, agent TEXT, title TEXT NOT NULL DEFAULT '',
+               messages JSON NOT NULL, state JSON NOT NULL, message_count INTEGER NOT NULL DEFAULT 0,
+               updated_at DOUBLE PRECISION NOT NULL, version BIGINT NOT NULL DEFAULT 1, user_id TEXT)"""
+        )
+        db.execute("""INSERT INTO agui_threads VALUES ('old', NULL, 'Plan', '[]', '{}', 0, 1.0, 1, 'alice')""")
+    store = PostgresThreadStore(postgres_dsn)
+    assert store.load("old") == ThreadRecord("old", None, [], {}, "Plan", 1.0, "alice")
+    store.save(record("old", given_title="Renamed", branches={"u1": []}))
+    loaded = store.load("old")
+    assert (loaded.title, loaded.branches, loaded.user) == ("Renamed", {"u1": []}, "alice")
+    with psycopg.connect(postgres_dsn) as db:
+        assert db.execute("SELECT version FROM agui_schema").fetchall() == [(3,)]
     store.close()
 
 

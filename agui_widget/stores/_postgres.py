@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ._store import ThreadOwnedElsewhere, ThreadRecord, title_of
+from ._store import ThreadOwnedElsewhere, ThreadRecord, shown_title, title_of
 
 if TYPE_CHECKING:
     import psycopg
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
     from ._store import ThreadStore
 
-SCHEMA_VERSION = 2
-"""The version of the tables below (1: threads; 2: a thread's owner, ``user_id``); a database
-written by a newer one is refused."""
+SCHEMA_VERSION = 3
+"""The version of the tables below (1: threads; 2: a thread's owner, ``user_id``; 3: a given title,
+the run settings and the other branches); a database written by a newer one is refused."""
 
 INSTALL_HINT = 'the PostgreSQL thread store needs psycopg 3 and psycopg_pool: pip install "agui-widget[postgres]"'
 
@@ -40,7 +40,7 @@ VIEWS_KEPT = 1_000
 
 _MIGRATION_LOCK = 0x61677569  # "agui": one creator of the tables at a time, across workers
 
-_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id"
+_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id, given_title, settings, branches"
 
 
 class PostgresThreadStore:
@@ -112,6 +112,10 @@ class PostgresThreadStore:
         if version < 2:
             db.execute("ALTER TABLE agui_threads ADD COLUMN IF NOT EXISTS user_id TEXT")
             db.execute("CREATE INDEX IF NOT EXISTS agui_threads_by_user ON agui_threads (user_id, updated_at DESC)")
+        if version < 3:
+            db.execute("ALTER TABLE agui_threads ADD COLUMN IF NOT EXISTS given_title TEXT")
+            db.execute("ALTER TABLE agui_threads ADD COLUMN IF NOT EXISTS settings JSON")
+            db.execute("ALTER TABLE agui_threads ADD COLUMN IF NOT EXISTS branches JSON")
         if version < SCHEMA_VERSION:
             db.execute(
                 "INSERT INTO agui_schema (only_row, version) VALUES (TRUE, %s) ON CONFLICT (only_row) DO UPDATE SET version = excluded.version",
@@ -163,18 +167,19 @@ class PostgresThreadStore:
                 (record.thread_id,),
             )
             stored = db.execute(
-                "SELECT messages, user_id FROM agui_threads WHERE thread_id = %s FOR UPDATE", (record.thread_id,)
+                "SELECT messages, user_id, given_title FROM agui_threads WHERE thread_id = %s FOR UPDATE", (record.thread_id,)
             ).fetchone()
             owner = stored[1] if stored is not None else None
             if owner is not None and record.user is not None and owner != record.user:
                 raise ThreadOwnedElsewhere(record.thread_id)
             merged = merge_messages(stored[0] if stored is not None else [], mine, view or frozenset())
-            title = record.title
-            if merged is not mine and record.title == title_of(mine):
+            given, title = shown_title(record, stored[2] if stored is not None else None)
+            if merged is not mine and not given and title == title_of(mine):
                 title = title_of(merged)  # a title taken from the messages follows the merged ones
             db.execute(
                 """UPDATE agui_threads SET agent = %s, title = %s, messages = %s::json, state = %s::json,
-                     message_count = %s, updated_at = %s, version = version + 1, user_id = COALESCE(user_id, %s)
+                     message_count = %s, updated_at = %s, version = version + 1, user_id = COALESCE(user_id, %s),
+                     given_title = %s, settings = COALESCE(%s::json, settings), branches = COALESCE(%s::json, branches)
                    WHERE thread_id = %s""",
                 (
                     record.agent,
@@ -184,6 +189,9 @@ class PostgresThreadStore:
                     len(merged),
                     record.updated_at or time.time(),
                     record.user,
+                    given,
+                    None if record.settings is None else _dumps(record.settings, "settings"),
+                    None if record.branches is None else _dumps(record.branches, "branches"),
                     record.thread_id,
                 ),
             )
@@ -285,7 +293,7 @@ def _check(record: ThreadRecord) -> None:
 
 
 def _record_of(row: tuple[Any, ...]) -> ThreadRecord:
-    return ThreadRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6])
+    return ThreadRecord(row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9])
 
 
 def _safe_dsn(dsn: str) -> str:

@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     import sqlite3  # imported when a SQLite store opens: most chats never use one
 
-SCHEMA_VERSION = 2
-"""1: the threads table; 2: a thread's owner (``user_id``)."""
+SCHEMA_VERSION = 3
+"""1: the threads table; 2: a thread's owner (``user_id``); 3: a title the user gave, the run
+settings chosen and the other branches (``given_title``, ``settings``, ``branches``)."""
 TITLE_LENGTH = 80
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 
@@ -44,6 +45,15 @@ class ThreadRecord:
     updated_at: float = 0.0
     user: str | None = None
     """Who the thread belongs to (the user a server signed in), or None: nobody in particular."""
+    given_title: str | None = None
+    """A title the user gave the thread, which ``title`` then is; ``""`` takes it back (the title
+    follows the first user message again). None in a save keeps the stored one."""
+    settings: dict[str, Any] | None = None
+    """The run settings chosen in the thread (``AgentChat(settings=...)``); None in a save keeps
+    the stored ones."""
+    branches: Any = None
+    """The thread's other branches: a JSON value its chat writes and reads back, which the store
+    keeps as it is. None in a save keeps the stored one."""
 
     @classmethod
     def now(
@@ -72,6 +82,16 @@ class ThreadStore(Protocol):
     def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]: ...
 
     def delete(self, thread_id: str) -> None: ...
+
+
+def shown_title(record: ThreadRecord, stored_given: str | None) -> tuple[str | None, str]:
+    """The title a save of ``record`` leaves, and the given title behind it: the given one (the
+    record's, else the stored one), else the record's own, or its first message's when the record
+    takes a given title back."""
+    given = stored_given if record.given_title is None else record.given_title
+    if given:
+        return given, given
+    return given, title_of(record.messages) if record.given_title == "" else record.title
 
 
 def title_of(messages: list[dict[str, Any]]) -> str:
@@ -110,6 +130,10 @@ class MemoryThreadStore:
                 if record.user is not None and record.user != owner:
                     raise ThreadOwnedElsewhere(record.thread_id)
                 kept.user = owner
+            if stored is not None:
+                kept.settings = stored.settings if kept.settings is None else kept.settings
+                kept.branches = stored.branches if kept.branches is None else kept.branches
+            kept.given_title, kept.title = shown_title(record, stored.given_title if stored is not None else None)
             self._records[record.thread_id] = kept
 
     def list_threads(self, agent: str | None = None, *, user: str | None = None) -> list[ThreadRecord]:
@@ -214,6 +238,9 @@ class SQLiteThreadStore:
         if version < 2:
             db.execute("ALTER TABLE threads ADD COLUMN user_id TEXT")
             db.execute("CREATE INDEX IF NOT EXISTS threads_by_user ON threads (user_id, updated_at)")
+        if version < 3:
+            for column in ("given_title", "settings", "branches"):  # NULL: never given
+                db.execute(f"ALTER TABLE threads ADD COLUMN {column} TEXT")
         if version < SCHEMA_VERSION:
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -226,25 +253,39 @@ class SQLiteThreadStore:
         _check_record(record)
         messages = json.dumps(record.messages, ensure_ascii=False)
         state = json.dumps(record.state, ensure_ascii=False)
+        settings, branches = (
+            None if value is None else json.dumps(value, ensure_ascii=False) for value in (record.settings, record.branches)
+        )
         with self._transaction() as db:
             # One statement: the owner check and the write are atomic, also across processes.
+            # A NULL given title, settings or branches keeps the stored one; the title shown is
+            # the given one when there is one (shown_title, in SQL).
             written = db.execute(
-                """INSERT INTO threads (thread_id, agent, title, messages, state, message_count, updated_at, user_id)
-                   VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                   ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent, title = excluded.title,
+                """INSERT INTO threads (thread_id, agent, title, messages, state, message_count, updated_at, user_id,
+                                        given_title, settings, branches)
+                   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                   ON CONFLICT (thread_id) DO UPDATE SET agent = excluded.agent,
+                     title = CASE WHEN COALESCE(excluded.given_title, threads.given_title, '') <> ''
+                             THEN COALESCE(excluded.given_title, threads.given_title) ELSE excluded.title END,
                      messages = excluded.messages, state = excluded.state,
                      message_count = excluded.message_count, updated_at = excluded.updated_at,
-                     user_id = COALESCE(threads.user_id, excluded.user_id)
+                     user_id = COALESCE(threads.user_id, excluded.user_id),
+                     given_title = COALESCE(excluded.given_title, threads.given_title),
+                     settings = COALESCE(excluded.settings, threads.settings),
+                     branches = COALESCE(excluded.branches, threads.branches)
                    WHERE threads.user_id IS NULL OR excluded.user_id IS NULL OR threads.user_id = excluded.user_id""",
                 (
                     record.thread_id,
                     record.agent,
-                    record.title,
+                    shown_title(record, None)[1],
                     messages,
                     state,
                     len(record.messages),
                     record.updated_at or time.time(),
                     record.user,
+                    record.given_title,
+                    settings,
+                    branches,
                 ),
             ).rowcount
         if written == 0:
@@ -312,11 +353,14 @@ def open_store(spec: str | os.PathLike[str] | ThreadStore | None) -> ThreadStore
     return spec
 
 
-_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id"
+_COLUMNS = "thread_id, agent, messages, state, title, updated_at, user_id, given_title, settings, branches"
 
 
 def _record_of(row: tuple[Any, ...]) -> ThreadRecord:
-    return ThreadRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5], row[6])
+    settings, branches = (None if text is None else json.loads(text) for text in row[8:10])
+    return ThreadRecord(
+        row[0], row[1], json.loads(row[2]), json.loads(row[3]), row[4], row[5], row[6], row[7], settings, branches
+    )
 
 
 def _check_record(record: ThreadRecord) -> None:
@@ -331,5 +375,6 @@ __all__ = [
     "ThreadRecord",
     "ThreadStore",
     "open_store",
+    "shown_title",
     "title_of",
 ]

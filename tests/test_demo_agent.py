@@ -177,3 +177,12 @@ async def test_fail_ends_in_a_readable_run_error():
     assert events[-1].type == EventType.RUN_ERROR
     assert "failed on purpose" in events[-1].message
     assert_valid_streams([events])
+
+
+async def test_settings_shows_the_runs_forwarded_props_or_how_to_give_some():
+    given = make_input("settings").model_copy(update={"forwarded_props": {"model": "llama3.2", "temperature": 0.4}})
+    text = text_of(await collect(agent, given))
+    assert '"model": "llama3.2"' in text and '"temperature": 0.4' in text and "forwardedProps" in text
+    empty = text_of(await collect(agent, make_input("settings")))
+    assert "No settings reached me" in empty and "AgentChat(settings=" in empty
+    assert "`settings`" in text_of(await collect(agent, make_input("help")))

@@ -72,6 +72,7 @@ show what the chat can do. Try one of these:
 | `suggest` | **suggestions** for what to say next, as chips |
 | `fail` | an **error**, to see how one is reported |
 | `tools` | lists the tools this chat gives me (yours too: `AgentChat(tools=[my_function])`) |
+| `settings` | shows the run's `forwardedProps`: what the chat's settings picker sends (`AgentChat(settings={...})`) |
 | `call my_function x=1` | calls one of them with these arguments (or a JSON object) |
 | `variables` | lists your kernel's variables (give me the notebook tools: `AgentChat(tools=notebook_tools())`) |
 | `inspect df` | a summary of one variable: a DataFrame's shape, dtypes and head |
@@ -178,6 +179,8 @@ class DemoAgent(AgentAdapter):
         """The chat's tools listed or called, a backend tool (the weather), a frontend tool (the accent)."""
         if lowered in {"tools", "list tools", "what tools", "which tools"}:
             return self._say(stream, _tools_text(input))
+        if lowered in {"settings", "my settings", "what settings", "which settings"}:
+            return self._say(stream, _settings_text(input.forwarded_props))
         if (call := re.match(_CALL, text)) is not None:
             return self._call_tool(stream, input, call.group(1), call.group(2))
         if "weather" in lowered:
@@ -633,6 +636,20 @@ def _tools_text(input: RunAgentInput) -> str:
         "The tools this chat gives me:\n\n"
         + "\n".join(lines)
         + "\n\nSay `call NAME x=1 y=two` (or `call NAME {...}`) to call one."
+    )
+
+
+def _settings_text(forwarded_props: Any) -> str:
+    if not forwarded_props:
+        return (
+            "No settings reached me: this run's `forwardedProps` is empty. `AgentChat(settings={...})` puts a "
+            "picker above the message box, and its values travel with every run as `forwardedProps`."
+        )
+    return (
+        "This run's `forwardedProps` (what the settings picker and `chat.forwarded_props` send):\n\n```json\n"
+        + json.dumps(forwarded_props, indent=2, sort_keys=True, ensure_ascii=False)
+        + "\n```\n\nI'm a scripted demo, so they change nothing here; a LangChain or Langroid agent reads "
+        "`model`, `temperature`, `max_tokens`, `top_p` and `stop` from them."
     )
 
 

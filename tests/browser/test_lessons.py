@@ -120,6 +120,17 @@ def test_01_quickstart_answers_and_the_inspector_lists_the_run(lab):
     table = next(text for text in outputs if text.startswith("event "))
     assert "TOOL_CALL_RESULT" in table and "RUN_FINISHED" in table, f"the lesson's event table:\n{table}"
 
+    # The tuned chat: the picker shows the model a cell chose, the demo agent got it as forwardedProps,
+    # and the cell's rating is on the answer in the view.
+    tuned = lesson.notebook.chat(1)
+    expect(tuned.root.locator(".agui-setting-select option:checked"), "the model picker").to_have_text("large-model")
+    settings = next(text for text in outputs if "forwardedProps" in text)
+    assert '"model": "large-model"' in settings and '"temperature": 0.2' in settings, settings
+    assert "('up', 'Clear and short')" in "".join(outputs), outputs
+    expect(tuned.root.get_by_role("button", name="Good answer"), "the rating a cell gave").to_have_attribute(
+        "aria-pressed", "true"
+    )
+
 
 def test_02_frontend_tool_changes_the_background_in_the_browser(lab):
     lesson = Lesson(lab, "02_")

@@ -197,3 +197,16 @@ def test_exports_and_the_kept_conversation_say_the_name_and_the_title() -> None:
     kept = shown._saved.bundle()["text/markdown"]
     assert "### Sales analyst" in kept and "**Ada:**" in kept
     assert "###" not in chat()._saved.bundle()["text/markdown"], "no title, no heading"
+
+
+def test_a_notebook_written_from_the_chat_says_the_name_too(tmp_path) -> None:
+    import nbformat
+
+    shown = chat(messages=[{"id": "u1", "role": "user", "content": "hi"}, {"id": "a1", "role": "assistant", "content": "hello"}])
+    cells = lambda: "\n".join(c.source for c in nbformat.read(tmp_path / "chat.ipynb", 4).cells)  # noqa: E731
+    shown.to_notebook(tmp_path / "chat.ipynb")
+    assert "**Assistant:**\n\nhello" in cells()
+    shown.assistant_name = "Ada <the analyst>"
+    shown.to_notebook(tmp_path / "chat.ipynb")
+    assert "**Ada <\u200bthe analyst>:**\n\nhello" in cells(), "the name, its HTML made harmless as the answers' is"
+    assert "<the analyst>" not in cells() and "**Assistant:**" not in cells()

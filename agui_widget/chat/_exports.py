@@ -59,7 +59,9 @@ class ChatExports:
         """
         from ._notebook import notebook_of, write_notebook  # nbformat loads with the first notebook
 
-        notebook = notebook_of(self.messages, self._session.tools, agent=self._agent_label(), thread_id=self.thread_id)
+        notebook = notebook_of(
+            self.messages, self._session.tools, agent=self._agent_label(), thread_id=self.thread_id, assistant=self._assistant_label()
+        )
         return write_notebook(notebook, path)
 
     def _agent_label(self) -> str:

@@ -31,6 +31,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 from ..inputs._mcp_tools import McpTool
 from ..inputs._python_tools import DENIED
 from ..inputs._tools import FrontendTool, PythonTool
+from ..vocabulary._live_widgets import WIDGET_VIEW
 from ..vocabulary._marks import DISPLAY, REFUSED, STOPPED, mark_of
 from ._export import _attachment_markdown, _content_text, _fenced, _json, _message_markdown, _one_line, escape_html
 
@@ -53,9 +54,11 @@ def notebook_of(
     agent: str,
     thread_id: str,
     now: datetime.datetime | None = None,
+    assistant: str | None = None,
 ) -> NotebookNode:
-    """The conversation as an nbformat v4 notebook (not yet validated or written)."""
-    cells = _Cells({tool.name: tool for tool in tools}, _answers(messages))
+    """The conversation as an nbformat v4 notebook (not yet validated or written); the answers
+    under ``assistant`` (the name the chat shows), else "Assistant"."""
+    cells = _Cells({tool.name: tool for tool in tools}, _answers(messages), assistant or "Assistant")
     for message in messages:
         cells.add(message)
     when = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M %Z").strip()
@@ -101,8 +104,9 @@ class _Cells:
     """The cells of the conversation, message by message; a tool call's cell takes the tool
     message that answered it, which then has no cell of its own."""
 
-    def __init__(self, tools: Mapping[str, FrontendTool], answers: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, tools: Mapping[str, FrontendTool], answers: Mapping[str, Mapping[str, Any]], assistant: str) -> None:
         self._tools = tools
+        self._assistant_name = assistant
         self._answers = answers
         self._used: set[str] = set()
         self.cells: list[NotebookNode] = []
@@ -124,7 +128,7 @@ class _Cells:
 
     def _assistant(self, message: Mapping[str, Any]) -> None:
         text = _content_text(message.get("content"))
-        lines = ["**Assistant:**", "", escape_html(text)] if text else []
+        lines = [f"**{escape_html(self._assistant_name)}:**", "", escape_html(text)] if text else []
         if mark_of(message, STOPPED):
             lines += ["", "*(stopped)*"]
         if lines:
@@ -290,12 +294,12 @@ def _outputs(answer: Mapping[str, Any] | None, *, result: bool) -> list[Notebook
 
 def _mime_bundle(value: Any) -> dict[str, Any] | None:
     """The parts of a display mark a notebook output can hold: text for text types, any JSON value
-    for JSON types."""
+    for JSON types; not a live widget's view (its model lives with the kernel, the file outlives it)."""
     if not isinstance(value, Mapping):
         return None
     bundle: dict[str, Any] = {}
     for mime, data in value.items():
-        if not isinstance(mime, str) or not _MIME.fullmatch(mime):
+        if not isinstance(mime, str) or not _MIME.fullmatch(mime) or mime == WIDGET_VIEW:
             continue
         if _JSON_MIME.fullmatch(mime):
             try:

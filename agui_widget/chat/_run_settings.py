@@ -3,8 +3,9 @@ a switch) that go with each run as ``RunAgentInput.forwardedProps``, under their
 
 A mixin of ``AgentChat``. ``settings`` is the spec (synced: the views draw a picker from it);
 ``setting_values`` the current values, checked against the spec here, in the kernel, whether they
-come from Python or from a view's ``settings`` request. Each thread keeps its own values: switching
-threads brings that thread's back (a thread not chosen for yet starts from the defaults).
+come from Python or from a view's ``settings`` request. Each thread keeps its own values, saved
+with the thread in its store: switching threads brings that thread's back, and so does a new chat
+on the same store and thread (a thread not chosen for yet starts from the defaults).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import traitlets
 
 if TYPE_CHECKING:
     from ..session._session import Session
+    from ._threads import Threads
 
 MAX_SETTINGS = 20
 MAX_CHOICES = 100
@@ -114,6 +116,7 @@ class ChatRunSettings(traitlets.HasTraits):
 
     if TYPE_CHECKING:
         _session: Session
+        _threads: Threads
 
     def set_setting(self, name: str, value: Any) -> None:
         """Set one run setting for this thread's next runs (checked against ``settings``)."""
@@ -143,13 +146,35 @@ class ChatRunSettings(traitlets.HasTraits):
     @traitlets.observe("settings")
     def _spec_changed(self, change: Any) -> None:
         self._kept_values().clear()
-        self.setting_values = self._defaults()
+        self._follow(self._stored(self._session.thread_id))
 
     @traitlets.observe("setting_values")
     def _values_changed(self, change: Any) -> None:
         values = copy.deepcopy(change["new"])
         self._kept_values()[self._session.thread_id] = values
         self._session.setting_values = values
+        if not self.__dict__.get("_following") and self._session.messages:
+            self._threads.changed()  # saved with the thread (an empty thread: with its first turn)
+
+    def _stored(self, thread_id: str) -> dict[str, Any]:
+        """What the store kept of the thread's values that the spec still takes (the defaults for the rest)."""
+        stored = self._threads.stored_settings(thread_id) or {}
+        fitting = {}
+        for name, value in stored.items():
+            if name in self.settings:
+                try:
+                    fitting[name] = checked_value(name, self.settings[name], value)
+                except ValueError:
+                    continue  # the spec changed since: the default stands
+        return {**self._defaults(), **fitting}
+
+    def _follow(self, values: dict[str, Any]) -> None:
+        """Show a thread's values, which are its own already (nothing new to save)."""
+        self.__dict__["_following"] = True
+        try:
+            self.setting_values = values
+        finally:
+            self.__dict__["_following"] = False
 
     def _settings_from_view(self, values: Mapping[str, Any]) -> None:
         """A view's ``settings`` request: refused whole (a ValueError, told as a notice) when one is bad."""
@@ -160,4 +185,5 @@ class ChatRunSettings(traitlets.HasTraits):
 
     def _settings_follow_thread(self, thread_id: str) -> None:
         """After a switch: the thread's own values, or the defaults for a thread not chosen for yet."""
-        self.setting_values = self._kept_values().get(thread_id, self._defaults())
+        kept = self._kept_values().get(thread_id)
+        self._follow(kept if kept is not None else self._stored(thread_id))

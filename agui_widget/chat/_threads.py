@@ -27,6 +27,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("agui_widget")
 
+MAX_TITLE = 200
+"""Longest title a user may give a thread (characters)."""
+
 
 class Start(NamedTuple):
     """What a chat's session starts from: the agent, its thread, the transcript and the state."""
@@ -80,14 +83,22 @@ class Threads:
         record = self.store.load(first) if self._persist else None
         self.dirty = self._persist and (messages is not None or state is not None)
         """The thread changed since it was last saved."""
+        self._stored_settings: dict[str, dict[str, Any]] = {}
+        """The run settings each thread was loaded with from the store (``ThreadRecord.settings``)."""
         self.start = self._start(runnable, first, record, messages, state)
         self._session: Session | None = None
         self._switched: Callable[[str, str], None] = lambda thread_id, agent_name: None
         self._notice: Callable[[str, str], None] = lambda level, text: None
+        self.listing_changed: Callable[[], None] = lambda: None
+        """Called whenever the threads a listing shows may have changed (a save, a switch, a
+        rename, a delete): the views' threads panels follow (``_thread_list``)."""
+        self.thread_list: Any = None
+        """What the views' threads panels are told, once one asked (``_thread_list.ThreadList``)."""
 
     def _start(
         self, runnable: Any, first: str, record: ThreadRecord | None, messages: list[dict[str, Any]] | None, state: Any
     ) -> Start:
+        self._remember_settings(first, record)
         if record is None:
             return Start(runnable, first, messages or [], self._initial_state)
         if messages is not None and record.messages and messages != record.messages:
@@ -133,14 +144,13 @@ class Threads:
         self.session.check_idle("switching agents")
         if name == self.agent_name:
             return
-        self.save()
+        self.save_if_changed()
         thread_id = self._threads[name]
         self._load(thread_id, self.store.load(thread_id), agent=self.agents[name], agent_name=name)
 
     def listing(self) -> list[dict[str, Any]]:
         """The threads in the store (the active agent's, with several agents), newest first."""
-        if self.dirty or not self._persist:
-            self.save()
+        self.save_if_changed()
         records = self.store.list_threads(self.agent_name if self.agents else None)
         return [
             {
@@ -149,6 +159,7 @@ class Threads:
                 "updated": datetime.datetime.fromtimestamp(r.updated_at, datetime.timezone.utc),
                 "messages": len(r.messages),
                 "agent": r.agent,
+                "named": bool(_given_title(r)),
             }
             for r in records
         ]
@@ -163,7 +174,7 @@ class Threads:
         self.session.check_idle("switching threads")
         if thread_id == self.session.thread_id:
             return
-        self.save()
+        self.save_if_changed()
         self._load(thread_id, self.store.load(thread_id), agent=None, agent_name=self.agent_name)
 
     def new_thread(self, thread_id: str | None = None) -> str:
@@ -171,6 +182,46 @@ class Threads:
         thread_id = thread_id or new_id("thread")
         self.switch(thread_id)
         return thread_id
+
+    def rename(self, thread_id: str, title: str) -> None:
+        """Give thread ``thread_id`` the title ``title`` ('' takes it back: the title follows the
+        first user message again). Its last activity stays. Refused while a run is active or
+        waiting, and for a thread the store does not hold (KeyError)."""
+        if not isinstance(thread_id, str) or not thread_id.strip():
+            raise ValueError("chat.rename_thread() needs a thread id (a non-empty string)")
+        if not isinstance(title, str):
+            raise TypeError(f"a thread's title is a string, not {type(title).__name__}")
+        title = " ".join(title.split())
+        if len(title) > MAX_TITLE:
+            raise ValueError(f"a thread's title is at most {MAX_TITLE} characters, not {len(title)}")
+        self.session.check_idle("renaming a thread")
+        current = thread_id == self.session.thread_id
+        if current:
+            self.save_if_changed()
+        record = self.store.load(thread_id)
+        if record is None and current:  # nothing said in it yet: stored now, so the title sticks
+            self.save()
+            record = self.store.load(thread_id)
+        if record is None:
+            raise KeyError(f"no thread {thread_id!r} in the store")
+        record.given_title = title
+        self.store.save(record)
+        self.listing_changed()
+
+    def delete(self, thread_id: str) -> None:
+        """Delete thread ``thread_id`` from the store; deleting the current thread first starts a
+        new, empty one. Refused while a run is active or waiting, and for a thread the store does
+        not hold (KeyError)."""
+        if not isinstance(thread_id, str) or not thread_id.strip():
+            raise ValueError("chat.delete_thread() needs a thread id (a non-empty string)")
+        self.session.check_idle("deleting a thread")
+        current = thread_id == self.session.thread_id
+        if not current and self.store.load(thread_id) is None:
+            raise KeyError(f"no thread {thread_id!r} in the store")
+        if current:
+            self._load(new_id("thread"), None, agent=None, agent_name=self.agent_name)  # nothing of it is saved
+        self.store.delete(thread_id)
+        self.listing_changed()
 
     # -- what the chat tells it -----------------------------------------------------------------
 
@@ -199,8 +250,18 @@ class Threads:
             self._save_handle.cancel()
             self._save_handle = None
         session = self.session
-        self.store.save(ThreadRecord.now(session.thread_id, self.agent_name, session.messages, session.state))
+        record = ThreadRecord.now(session.thread_id, self.agent_name, session.messages, session.state)
+        record.settings = dict(session.setting_values) or None  # None keeps what the store holds
+        self.store.save(record)
         self.dirty = False
+        self.listing_changed()
+
+    def save_if_changed(self) -> None:
+        """Save the current thread when it changed since it was last saved, so its last activity
+        stays when nothing happened in it (a switch away, a listing). Without a store, the current
+        thread is kept even while empty, so the listing shows it."""
+        if self.dirty or (not self._persist and self.store.load(self.session.thread_id) is None):
+            self.save()
 
     def save_quietly(self) -> None:
         """Save from a callback: a failure is logged and told to the views, never raised."""
@@ -211,7 +272,19 @@ class Threads:
             log.exception("agui-widget: saving thread %s failed", self.session.thread_id)
             self._notice("error", f"The thread was not saved: {type(exc).__name__}: {exc}")
 
+    def stored_settings(self, thread_id: str) -> dict[str, Any] | None:
+        """The run settings thread ``thread_id`` had in the store when it was loaded (None: none)."""
+        return self._stored_settings.get(thread_id)
+
+    def _remember_settings(self, thread_id: str, record: ThreadRecord | None) -> None:
+        settings = getattr(record, "settings", None)
+        if isinstance(settings, dict):
+            self._stored_settings[thread_id] = settings
+        else:
+            self._stored_settings.pop(thread_id, None)
+
     def _load(self, thread_id: str, record: ThreadRecord | None, *, agent: Any, agent_name: str | None) -> None:
+        self._remember_settings(thread_id, record)
         messages = record.messages if record is not None else []
         state = record.state if record is not None and record.state is not None else copy.deepcopy(self._initial_state)
         self._loading = True
@@ -223,6 +296,12 @@ class Threads:
         self.agent_name = agent_name
         self._threads[agent_name] = thread_id
         self._switched(thread_id, agent_name or "")
+        self.listing_changed()
+
+
+def _given_title(record: ThreadRecord) -> str:
+    """The title the user gave the thread ('' for none)."""
+    return getattr(record, "given_title", None) or ""
 
 
 def _agents_of(agent: Any) -> dict[str, Any] | None:
@@ -283,8 +362,9 @@ class ChatThreads:
     def threads(self) -> list[dict[str, Any]]:
         """The threads in the store (the active agent's, with several agents), newest first.
 
-        Each: ``thread_id``, ``title`` (the start of the first user message), ``updated`` (a UTC
-        datetime), ``messages`` (how many), ``agent``.
+        Each: ``thread_id``, ``title`` (the one given with :meth:`rename_thread`, else the start
+        of the first user message), ``updated`` (a UTC datetime), ``messages`` (how many),
+        ``agent``, ``named`` (whether the title is a given one).
         """
         return self._threads.listing()
 
@@ -298,6 +378,19 @@ class ChatThreads:
     def new_thread(self, thread_id: str | None = None) -> str:
         """Start an empty thread (a fresh id unless given), switch to it, and return its id."""
         return self._threads.new_thread(thread_id)
+
+    def rename_thread(self, thread_id: str, title: str) -> None:
+        """Give thread ``thread_id`` a title of your own (at most 200 characters), shown by
+        :meth:`threads` and the chat's threads panel; ``""`` takes it back (the title follows the
+        first user message again). Refused while a run is active or waiting (RuntimeError), and
+        for a thread the store does not hold (KeyError)."""
+        self._threads.rename(thread_id, title)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete thread ``thread_id`` from the store. Deleting the current thread starts a new,
+        empty one. Refused while a run is active or waiting (RuntimeError), and for a thread the
+        store does not hold (KeyError)."""
+        self._threads.delete(thread_id)
 
 
 __all__ = ["ChatThreads", "Start", "Threads"]

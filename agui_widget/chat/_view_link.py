@@ -27,6 +27,7 @@ from ..vocabulary._loops import on_loop, running_loop
 from ..vocabulary._state_patch import apply_patch, diff, json_copy, mirror
 from ..wire import _codec
 from ..wire._transport import BatchingTransport
+from . import _thread_list
 from ._genui import GenerativeUI, normalize_suggestions
 
 if TYPE_CHECKING:
@@ -380,6 +381,7 @@ class ViewLink(SessionListener):
     def _on_edit(self, request: _requests.Edit) -> None:
         self._chat.edit(request.message_id, request.text)
 
+
     def _on_select_agent(self, request: _requests.SelectAgent) -> None:
         self._chat.select_agent(request.name)
 
@@ -491,6 +493,11 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "feedback": ViewLink._on_feedback,
     "settings": ViewLink._on_settings,
     "command": ViewLink._on_command,
+    "threads": _thread_list.on_threads,
+    "switch_thread": _thread_list.on_switch_thread,
+    "new_thread": _thread_list.on_new_thread,
+    "rename_thread": _thread_list.on_rename_thread,
+    "delete_thread": _thread_list.on_delete_thread,
 }
 """Each kind of request a view may send, and the method that carries it out (tests hold it to _requests.Request)."""
 

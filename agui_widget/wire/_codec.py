@@ -70,6 +70,11 @@ REQUEST_KINDS = frozenset(
         "mcp_read",
         "feedback",
         "command",
+        "threads",
+        "switch_thread",
+        "new_thread",
+        "rename_thread",
+        "delete_thread",
     }
 )
 """The ``kind`` of every request wire/_requests.py declares (tests/test_wire_declared.py holds the two equal)."""
@@ -221,6 +226,17 @@ def command_message(
 ) -> dict[str, Any]:
     """The answer to a ``command`` request: Markdown to show, a file to save, or why it failed."""
     return {"kind": "command", "requestId": request_id, "name": name, "text": text, "download": download, "error": error}
+
+
+def threads_message(request_id: str | None, current: str, threads: list[dict[str, Any]]) -> dict[str, Any]:
+    """The store's threads for the threads panel: the answer to a ``threads`` request (its id), or
+    (``request_id`` None) the list again after the threads changed."""
+    return {"kind": "threads", "requestId": request_id, "current": current, "threads": threads}
+
+
+def thread_entry(thread_id: str, title: str, updated_at: float, messages: int, named: bool) -> dict[str, Any]:
+    """One thread as the threads panel lists it."""
+    return {"threadId": thread_id, "title": title, "updatedAt": updated_at, "messages": messages, "named": named}
 
 
 def variable_message(request_id: str, name: str, summary: str | None, error: str | None) -> dict[str, Any]:

@@ -269,6 +269,30 @@ class CommandMessage(_Payload):
     error: str | None
 
 
+class ThreadEntry(_Payload):
+    """One thread as the threads panel lists it: `title` is the one the user gave (`named`) or the
+    start of its first user message ("" for none yet); `updatedAt` its last activity, in seconds
+    since the epoch."""
+
+    thread_id: str
+    title: str
+    updated_at: float
+    messages: int = Field(ge=0, description="how many messages it holds")
+    named: bool = Field(description="the title is one the user gave (`chat.rename_thread`)")
+
+
+class ThreadsMessage(_Payload):
+    """The store's threads for the threads panel, newest first (the active agent's, as
+    `chat.threads()` lists them; the current thread is always among them): the answer to a
+    `threads` request (`requestId`), or the list again (`requestId` null) whenever the threads
+    change, once a view has asked. Sent on the comm; a view without the panel open ignores it."""
+
+    kind: Literal["threads"]
+    request_id: str | None
+    current: str = Field(description="the chat's current thread")
+    threads: list[ThreadEntry]
+
+
 KernelMessage = Annotated[
     SnapshotMessage
     | EventsMessage
@@ -283,7 +307,8 @@ KernelMessage = Annotated[
     | VariableMessage
     | McpAppMessage
     | McpResultMessage
-    | CommandMessage,
+    | CommandMessage
+    | ThreadsMessage,
     Field(discriminator="kind"),
 ]
 

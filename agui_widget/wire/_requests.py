@@ -260,6 +260,52 @@ class Command(_Request):
     args: str = Field("", max_length=MAX_TEXT)
 
 
+MAX_THREAD_TITLE = 200
+"""Longest title a user may give a thread (characters)."""
+
+
+class ListThreads(_Request):
+    """The threads panel asks for the store's threads (the active agent's, as `chat.threads()`
+    lists them); the kernel answers with a `threads` message carrying `requestId`, and from then
+    on sends one (without an id) to every view whenever the threads change."""
+
+    kind: Literal["threads"]
+    request_id: str = Field(min_length=1, max_length=200)
+
+
+class SwitchThread(_Request):
+    """`chat.switch(threadId)`: continue a stored thread. Refused with a `notice` while a run is
+    active or waiting."""
+
+    kind: Literal["switch_thread"]
+    thread_id: str = Field(min_length=1, max_length=200)
+
+
+class NewThread(_Request):
+    """`chat.new_thread()`: start an empty thread. Refused with a `notice` while a run is active or waiting."""
+
+    kind: Literal["new_thread"]
+
+
+class RenameThread(_Request):
+    """`chat.rename_thread(threadId, title)`: give a thread a title of the user's own ("" brings
+    back the one taken from its first message). Refused with a `notice` for a thread the store
+    does not hold, or while a run is active or waiting."""
+
+    kind: Literal["rename_thread"]
+    thread_id: str = Field(min_length=1, max_length=200)
+    title: str = Field(max_length=MAX_THREAD_TITLE)
+
+
+class DeleteThread(_Request):
+    """`chat.delete_thread(threadId)`: delete a thread from the store (the current one: the chat
+    goes on in a new, empty thread). Refused with a `notice` for a thread the store does not hold,
+    or while a run is active or waiting."""
+
+    kind: Literal["delete_thread"]
+    thread_id: str = Field(min_length=1, max_length=200)
+
+
 MAX_COLOR = 200
 """Longest accent colour accepted (characters)."""
 _COLOR_TEXT = re.compile(r"[A-Za-z0-9#(),.%/+\- ]*")
@@ -341,6 +387,11 @@ Request = Annotated[
     | McpCall
     | McpRead
     | Feedback
-    | Command,
+    | Command
+    | ListThreads
+    | SwitchThread
+    | NewThread
+    | RenameThread
+    | DeleteThread,
     Field(discriminator="kind"),
 ]

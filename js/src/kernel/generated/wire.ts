@@ -35,7 +35,7 @@ export type JsonPatchOp = JsonPatchOperation
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "KernelMessage".
  */
-export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage | McpAppMessage | McpResultMessage | CommandMessage)
+export type KernelMessage = (SnapshotMessage | EventsMessage | MessagesMessage | StatePatchMessage | CheckMessage | NoticeMessage | RenderMessage | AssetMessage | RunRecordMessage | VariablesMessage | VariableMessage | McpAppMessage | McpResultMessage | CommandMessage | ThreadsMessage)
 /**
  * An AG-UI message as it travels (camelCase). The view needs a string id and role; the rest
  * is AG-UI's, read defensively.
@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | SettingsRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest | CommandRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | SettingsRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest | BranchRequest | CommandRequest | ListThreadsRequest | SwitchThreadRequest | NewThreadRequest | RenameThreadRequest | DeleteThreadRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -191,6 +191,39 @@ mimeType?: (string | null)
 [k: string]: unknown | undefined
 }
 /**
+ * Where the branch shown forks (`chat.branches`): the versions after message `parentId`
+ * (null: from the start), the one shown (`index`, from 0) of `count`; `kind` "edit" when they
+ * start with an edited user message, "answer" when they are answers to `parentId`; `at` the
+ * message a view shows "n of m" under.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "BranchPoint".
+ */
+export interface BranchPoint {
+parentId: (string | null)
+/**
+ * the first message of the version shown (null: it is empty)
+ */
+messageId: (string | null)
+kind: ("answer" | "edit")
+index: number
+count: number
+at: (string | null)
+}
+/**
+ * `chat.show_branch`: show version `index` (from 0) of the conversation after message
+ * `parentId` (null: from the start), as the `branch_points` trait lists them. Refused with a
+ * `notice` during a run, or for a fork or a version the chat does not have.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "BranchRequest".
+ */
+export interface BranchRequest {
+kind: "branch"
+parentId: (string | null)
+index: number
+}
+/**
  * Sent at the end of every run: the kernel's transcript length and, for each message from
  * `start` on, `[id, role, length]` (the content's length in UTF-16 code units, as JavaScript
  * counts; -1 when the content is absent or not a string), and `state`, the fingerprint of the
@@ -303,6 +336,18 @@ length: number
 live: boolean
 }
 /**
+ * `chat.delete_thread(threadId)`: delete a thread from the store (the current one: the chat
+ * goes on in a new, empty thread). Refused with a `notice` for a thread the store does not hold,
+ * or while a run is active or waiting.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "DeleteThreadRequest".
+ */
+export interface DeleteThreadRequest {
+kind: "delete_thread"
+threadId: string
+}
+/**
  * A document part.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -316,7 +361,8 @@ metadata?: unknown
 [k: string]: unknown | undefined
 }
 /**
- * Replaces a user message's text, drops what followed, and runs again.
+ * Replaces a user message's text (any user message) and runs again from there; what it
+ * replaces stays as another version (the `branch_points` trait).
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "EditRequest".
@@ -580,6 +626,57 @@ error: (string | null)
 needsApproval: boolean
 }
 /**
+ * The store's threads for the threads panel, newest first (the active agent's, as
+ * `chat.threads()` lists them; the current thread is always among them): the answer to a
+ * `threads` request (`requestId`), or the list again (`requestId` null) whenever the threads
+ * change, once a view has asked. Sent on the comm; a view without the panel open ignores it.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ThreadsMessage".
+ */
+export interface ThreadsMessage {
+kind: "threads"
+requestId: (string | null)
+/**
+ * the chat's current thread
+ */
+current: string
+threads: ThreadEntry[]
+}
+/**
+ * One thread as the threads panel lists it: `title` is the one the user gave (`named`) or the
+ * start of its first user message ("" for none yet); `updatedAt` its last activity, in seconds
+ * since the epoch.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ThreadEntry".
+ */
+export interface ThreadEntry {
+threadId: string
+title: string
+updatedAt: number
+/**
+ * how many messages it holds
+ */
+messages: number
+/**
+ * the title is one the user gave (`chat.rename_thread`)
+ */
+named: boolean
+}
+/**
+ * The threads panel asks for the store's threads (the active agent's, as `chat.threads()`
+ * lists them); the kernel answers with a `threads` message carrying `requestId`, and from then
+ * on sends one (without an id) to every view whenever the threads change.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "ListThreadsRequest".
+ */
+export interface ListThreadsRequest {
+kind: "threads"
+requestId: string
+}
+/**
  * What agui-widget marks on messages and events, under `metadata.agui_widget`
  * (agui_widget/vocabulary/_marks.py), apart from a producer's own metadata.
  * 
@@ -664,6 +761,15 @@ toolCallId: string
 uri: string
 }
 /**
+ * `chat.new_thread()`: start an empty thread. Refused with a `notice` while a run is active or waiting.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "NewThreadRequest".
+ */
+export interface NewThreadRequest {
+kind: "new_thread"
+}
+/**
  * A frontend tool call waiting for its answer.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -725,13 +831,27 @@ id: string
 text: string
 }
 /**
- * Drops the last assistant turn and runs again from the last user message.
+ * Runs the last turn again from the last user message; the answer it had stays as another
+ * version (the `branch_points` trait).
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RegenerateRequest".
  */
 export interface RegenerateRequest {
 kind: "regenerate"
+}
+/**
+ * `chat.rename_thread(threadId, title)`: give a thread a title of the user's own ("" brings
+ * back the one taken from its first message). Refused with a `notice` for a thread the store
+ * does not hold, or while a run is active or waiting.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "RenameThreadRequest".
+ */
+export interface RenameThreadRequest {
+kind: "rename_thread"
+threadId: string
+title: string
 }
 /**
  * Answers a pending interrupt.
@@ -882,6 +1002,17 @@ title: string
 message: string
 }
 /**
+ * `chat.switch(threadId)`: continue a stored thread. Refused with a `notice` while a run is
+ * active or waiting.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "SwitchThreadRequest".
+ */
+export interface SwitchThreadRequest {
+kind: "switch_thread"
+threadId: string
+}
+/**
  * `chat.respond(toolCallId, result)` for a pending frontend tool call.
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
@@ -1027,6 +1158,10 @@ settings: {
 setting_values: {
 [k: string]: string | boolean | number | undefined
 }
+/**
+ * where the branch shown forks, in transcript order, between runs (Regenerate and Edit keep what they replace as versions); a view switches with a `branch` request
+ */
+branch_points: BranchPoint[]
 /**
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)
  */

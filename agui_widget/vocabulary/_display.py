@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ._content import to_json_text
+from ._live_widgets import WIDGET_VIEW, is_live_widget, live_view, widget_bundle
 from ._marks import DISPLAY, with_mark
 
 log = logging.getLogger("agui_widget")
@@ -77,10 +78,14 @@ def display_bundle(obj: Any) -> dict[str, Any] | None:
     A ``str`` is Markdown; :class:`HTML`/:class:`Markdown` (ours or IPython's), a matplotlib
     Figure, a pandas DataFrame, an Altair chart and anything with ``_repr_mimebundle_`` or
     ``_repr_html_``/``_repr_png_``/``_repr_svg_``... give their own bundle; a dict whose keys are all
-    MIME types is taken as a bundle already. Only JSON-ready values of known types are kept.
+    MIME types is taken as a bundle already. Only JSON-ready values of known types are kept. An
+    ipywidget (a slider, a FigureWidget, an anywidget) keeps its model id: a view with a widget
+    manager shows it live (agui_widget/vocabulary/_live_widgets.py).
     """
     if obj is None:
         return None
+    if is_live_widget(obj):
+        return widget_bundle(obj)
     if isinstance(obj, str):
         return {"text/markdown": obj, "text/plain": obj}
     if _is_mime_dict(obj):
@@ -98,6 +103,8 @@ def is_rich(obj: Any) -> bool:
         return False
     if isinstance(obj, Mapping):
         return _is_mime_dict(obj)
+    if is_live_widget(obj):  # an ipywidget 7 has no _repr_mimebundle_
+        return True
     return _is_figure(obj) or any(
         callable(getattr(obj, name, None))
         for name in ("_repr_mimebundle_", "_repr_html_", "_repr_png_", "_repr_svg_", "_repr_jpeg_", "_repr_markdown_")
@@ -276,8 +283,12 @@ def _formatter() -> Any:
 
 
 def _clean(bundle: dict[str, Any]) -> dict[str, Any] | None:
-    """Known types only, with JSON-ready values (bytes become base64)."""
+    """Known types only, with JSON-ready values (bytes become base64); a widget view only when it
+    names a widget of this kernel."""
     out: dict[str, Any] = {}
+    view = live_view(bundle.get(WIDGET_VIEW))
+    if view is not None:
+        out[WIDGET_VIEW] = view
     for mime in KNOWN_MIME_TYPES:
         if mime not in bundle:
             continue

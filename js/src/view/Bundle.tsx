@@ -14,6 +14,7 @@ import { widgetMark } from "../mirror/mirror";
 import { isObject, type MimeBundle } from "../kernel/wire";
 import { ViewCtx } from "./context";
 import { FoldedText } from "./Json";
+import { LiveWidget, staticParts, widgetModelId } from "./LiveWidget";
 import { Markdown } from "./Markdown";
 import { isDarkTheme, loadVega } from "./vega";
 
@@ -63,6 +64,17 @@ export function bundleText(bundle: MimeBundle): string {
 }
 
 export function Bundle({ bundle }: { bundle: MimeBundle }) {
+  // a widget (a slider, a FigureWidget, an anywidget) shown live, its static parts until then
+  const modelId = widgetModelId(bundle);
+  if (modelId === null) return <StaticBundle bundle={bundle} />;
+  return (
+    <LiveWidget modelId={modelId}>
+      <StaticBundle bundle={staticParts(bundle)} />
+    </LiveWidget>
+  );
+}
+
+function StaticBundle({ bundle }: { bundle: MimeBundle }) {
   const type = chosenType(bundle);
   switch (type) {
     case "image/png":

@@ -40,12 +40,15 @@ class ChatExports:
         return to_markdown(self.messages, state=self.state, assistant=self._assistant_label())
 
     def to_json(self, indent: int | None = 2) -> str:
-        """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI), ``state``.
+        """The thread as JSON: ``threadId``, ``agent``, ``messages`` (AG-UI: the branch shown),
+        ``state``, and ``branches`` (the versions Regenerate and Edit kept, when there are any).
 
         ``AgentChat(agent, thread_id=d["threadId"], messages=d["messages"], state=d["state"])``
         with ``d = json.loads(text)`` continues it.
         """
         document = to_json_document(self.thread_id, self.messages, self.state, self._threads.agent_name)
+        if self._session.branches.forks:
+            document["branches"] = self._session.branches.to_json()
         return json.dumps(document, ensure_ascii=False, indent=indent)
 
     def to_notebook(self, path: str | os.PathLike[str]) -> pathlib.Path:

@@ -38,6 +38,8 @@ class Start(NamedTuple):
     thread_id: str
     messages: list[dict[str, Any]]
     state: Any
+    branches: Any = None
+    """The thread's other branches, as stored (``session/_branches.py``)."""
 
 
 class Threads:
@@ -113,6 +115,7 @@ class Threads:
             first,
             record.messages if messages is None else messages,
             (record.state if record.state is not None else {}) if state is None else self._initial_state,
+            record.branches if messages is None else None,
         )
 
     def attach(self, session: Session, switched: Callable[[str, str], None], notice: Callable[[str, str], None]) -> None:
@@ -252,6 +255,7 @@ class Threads:
         session = self.session
         record = ThreadRecord.now(session.thread_id, self.agent_name, session.messages, session.state)
         record.settings = dict(session.setting_values) or None  # None keeps what the store holds
+        record.branches = session.branches.to_json()  # [] drops what the store held
         self.store.save(record)
         self.dirty = False
         self.listing_changed()
@@ -289,7 +293,7 @@ class Threads:
         state = record.state if record is not None and record.state is not None else copy.deepcopy(self._initial_state)
         self._loading = True
         try:
-            self.session.load_thread(thread_id, messages, state, agent)
+            self.session.load_thread(thread_id, messages, state, agent, record.branches if record is not None else None)
         finally:
             self._loading = False
         self.dirty = False

@@ -124,6 +124,7 @@ class ViewLink(SessionListener):
     def session_messages(self, start: int) -> None:
         self.transport.send(_codec.messages_message(start, self._session.messages[start:]))
         self._threads.changed()
+        self._chat._branches_follow()
         self.genui.messages_added(self._session.messages, start)
         self.refresh_traits()
         self._saved.changed()
@@ -163,6 +164,7 @@ class ViewLink(SessionListener):
             chat.pending = [p.to_wire() for p in session.pending]
             chat.queued = [{"id": run.id, "text": run.text} for run in session.queue]
         self._changed_for_hosts()
+        self._chat._branches_follow()
         self._threads.turn_may_have_ended()
         self._saved.when_idle()
 
@@ -381,6 +383,8 @@ class ViewLink(SessionListener):
     def _on_edit(self, request: _requests.Edit) -> None:
         self._chat.edit(request.message_id, request.text)
 
+    def _on_branch(self, request: _requests.Branch) -> None:
+        self._session.show_branch(request.parent_id, request.index)
 
     def _on_select_agent(self, request: _requests.SelectAgent) -> None:
         self._chat.select_agent(request.name)
@@ -479,6 +483,7 @@ _ROUTES: dict[str, Callable[[ViewLink, Any], None]] = {
     "clear": ViewLink._on_clear,
     "regenerate": ViewLink._on_regenerate,
     "edit": ViewLink._on_edit,
+    "branch": ViewLink._on_branch,
     "select_agent": ViewLink._on_select_agent,
     "asset": ViewLink._on_asset,
     "run_record": ViewLink._on_run_record,

@@ -175,6 +175,7 @@ class AgentChat(
             attachment_policy=policy,
         )
         session.forwarded_props = checked_props(forwarded_props, "AgentChat(forwarded_props=...)") or {}
+        session.branches.load(start.branches)
         if record is not None:
             from ..pipeline._recording import RecordingFile
 
@@ -199,6 +200,7 @@ class AgentChat(
             "saved_output_id": f"agui-transcript-{uuid.uuid4().hex}",
             "height": css_length(height),
             "attachment_policy": policy.to_wire(),
+            "branch_points": session.branches.entries(session.messages),
         }
 
     def _send_custom(self, message: dict[str, Any]) -> None:

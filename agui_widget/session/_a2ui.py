@@ -143,7 +143,7 @@ def last_action_turn(messages: list[dict[str, Any]]) -> int | None:
 def regenerate_action(session: Session, index: int) -> Run:
     """Run the action turn that opens at ``index`` again: the same action (the same
     ``forwardedProps.a2uiAction``, the same call and result in the history), what the agent
-    answered dropped. A refusal's mark goes, as a user message's does when it is sent again."""
+    answered kept as another version. A refusal's mark goes, as a user message's does when it is sent again."""
     if session.active is not None:
         raise RuntimeError("wait for the active run to end, or stop it, before editing the conversation")
     messages = session.messages
@@ -151,6 +151,7 @@ def regenerate_action(session: Session, index: int) -> Run:
     if action is None:
         raise ValueError(f"message {index} does not open an action turn")
     opening = [without_mark(dict(message), REFUSED) for message in messages[index : index + 2]]
+    session.branches.fork(messages, index + 2)  # the answer stays as another version
     session.messages = messages[:index]
     session.listener.session_messages(index)
     return _queued(session, ActionTurn(action, asyncio.get_running_loop(), _props(action), opening))

@@ -20,7 +20,7 @@ import copy
 import json
 import typing
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ag_ui.core import UserMessage
@@ -33,6 +33,7 @@ from ..pipeline._eventlog import MAX_EVENT_BYTES, MAX_EVENTS, EventLog
 from ..vocabulary._hooks import Guard, Hooks
 from ..vocabulary._ids import new_id
 from ..vocabulary._unicode import has_surrogate, lone_surrogate_path
+from ._branches import Branches
 from ._listener import SessionListener
 from ._loop import RunLoop
 from ._run import Run, Waiting
@@ -111,6 +112,8 @@ class Session(RunLoop):
         self._answered_ids = deque(maxlen=ANSWERED_KEPT)
         self._closing = None
         """The last run's event stream being closed: the next run waits for it (bounded)."""
+        self.branches = Branches()
+        """The versions Regenerate and Edit left, out of sight; the transcript is the branch shown."""
 
     def send(self, content: str | list[dict[str, Any]], forwarded_props: Mapping[str, Any] | None = None) -> Run:
         """Queue a user turn; it starts at once when no other turn is active.
@@ -118,6 +121,15 @@ class Session(RunLoop):
         ``content`` is text, or AG-UI content parts (text, image, audio, video, document);
         ``forwarded_props`` go to this turn's runs, over the session's own.
         """
+        run = self._turn(content, forwarded_props)
+        self.queue.append(run)
+        self._changed_status()
+        self._start_next()
+        return run
+
+    def _turn(self, content: str | list[dict[str, Any]], forwarded_props: Mapping[str, Any] | None, message_id: str = "") -> Run:
+        """A turn for ``content``, checked (raises on bad input, with nothing changed); its user
+        message gets ``message_id`` (a regenerated turn's keeps its id), else a fresh one."""
         props = checked_props(forwarded_props, "chat.send(forwarded_props=...)")
         if isinstance(content, str):
             if not content.strip():
@@ -145,12 +157,8 @@ class Session(RunLoop):
             raise RuntimeError(
                 "chat.send() needs a running event loop: call it from a notebook cell or inside asyncio.run()"
             ) from None
-        message = {"id": new_id("user"), "role": "user", "content": content}
-        run = Run(text, message, loop, props)
-        self.queue.append(run)
-        self._changed_status()
-        self._start_next()
-        return run
+        message = {"id": message_id or new_id("user"), "role": "user", "content": content}
+        return Run(text, message, loop, props)
 
     def stop(self) -> None:
         """End the active turn now; what it produced so far stays, closed and marked as stopped.
@@ -169,15 +177,20 @@ class Session(RunLoop):
         self.queue.clear()
         self.stop()
         self.messages = []
+        self.branches.clear()
         self._forget_indexes()
         self.error = ""
         self.listener.session_messages(0)
         self._changed_status()
 
-    def load_thread(self, thread_id: str, messages: Sequence[dict[str, Any]], state: Any, agent: Agent | None = None) -> None:
-        """Continue another thread (and, given one, with another agent); only while nothing runs."""
+    def load_thread(
+        self, thread_id: str, messages: Sequence[dict[str, Any]], state: Any, agent: Agent | None = None, branches: Any = None
+    ) -> None:
+        """Continue another thread (and, given one, with another agent); only while nothing runs.
+        ``branches``: the thread's other branches, as :meth:`Branches.to_json` wrote them."""
         self.check_idle("switching threads or agents")
         normalized = normalize_messages(messages)
+        self.branches.load(branches)
         self.thread_id = thread_id
         if agent is not None:
             self.agent = agent
@@ -196,8 +209,9 @@ class Session(RunLoop):
             raise RuntimeError(f"a run is active: stop it (chat.stop()) or wait for it to end before {doing}")
 
     def regenerate(self) -> Run:
-        """Run the last turn again, dropping the answer it got: a user message's, or an action's on
-        an A2UI surface (the same action again, not the user message before it)."""
+        """Run the last turn again: a user message's (the same message, its id kept), or an
+        action's on an A2UI surface (the same action again, not the user message before it). The
+        answer it had stays as another version of it (:attr:`branches`)."""
         from ._a2ui import last_action_turn, regenerate_action
 
         messages = self.messages
@@ -207,15 +221,47 @@ class Session(RunLoop):
         index = next((i for i in range(len(messages) - 1, -1, -1) if messages[i].get("role") == "user"), None)
         if index is None:
             raise ValueError("there is no user message to regenerate an answer for")
-        return self.truncate_and_send(index, messages[index]["content"])
+        self._check_no_run("regenerating an answer")
+        question = messages[index]
+        run = self._turn(question["content"], None, question["id"])
+        self.branches.fork(messages, index + 1)
+        return self._restart_from(index, run)
 
     def truncate_and_send(self, index: int, content: str | list[dict[str, Any]]) -> Run:
-        """Drop the transcript from ``index`` on and send ``content`` (edit and regenerate)."""
-        if self.active is not None:
-            raise RuntimeError("wait for the active run to end, or stop it, before editing the conversation")
+        """Send ``content`` in place of the transcript from ``index`` on (an edit); what it
+        replaces stays as another version (:attr:`branches`). Bad content changes nothing."""
+        self._check_no_run("editing the conversation")
+        run = self._turn(content, None)
+        self.branches.fork(self.messages, index)
+        return self._restart_from(index, run)
+
+    def _restart_from(self, index: int, run: Run) -> Run:
         self.messages = self.messages[:index]
         self.listener.session_messages(index)
-        return self.send(content)
+        self.queue.append(run)
+        self._changed_status()
+        self._start_next()
+        return run
+
+    def _check_no_run(self, doing: str) -> None:
+        if self.active is not None:
+            raise RuntimeError(f"wait for the active run to end, or stop it, before {doing}")
+
+    def replace_messages(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        """:meth:`SessionTranscript.replace_messages`; the versions after a message that went go too."""
+        super().replace_messages(messages)
+        self.branches.prune(self.messages)
+
+    def show_branch(self, parent_id: str | None, index: int) -> None:
+        """Show version ``index`` of the conversation after message ``parent_id`` (None: from the
+        start); the agent gets that branch from the next run on. Only while nothing runs."""
+        self.check_idle("showing another version")
+        shown = self.branches.show(self.messages, parent_id, index)
+        if shown is None:
+            return
+        messages, cut = shown
+        self.messages = messages
+        self.listener.session_messages(cut)
 
 
 def checked_props(props: Mapping[str, Any] | None, where: str) -> dict[str, Any] | None:

@@ -56,6 +56,7 @@ REQUEST_KINDS = frozenset(
         "clear",
         "regenerate",
         "edit",
+        "branch",
         "select_agent",
         "asset",
         "run_record",

@@ -432,6 +432,20 @@ class CommandSpec(_Payload):
     description: str
 
 
+class BranchPoint(_Payload):
+    """Where the branch shown forks (`chat.branches`): the versions after message `parentId`
+    (null: from the start), the one shown (`index`, from 0) of `count`; `kind` "edit" when they
+    start with an edited user message, "answer" when they are answers to `parentId`; `at` the
+    message a view shows "n of m" under."""
+
+    parent_id: str | None
+    message_id: str | None = Field(description="the first message of the version shown (null: it is empty)")
+    kind: Literal["answer", "edit"]
+    index: int = Field(ge=0)
+    count: int = Field(ge=2)
+    at: str | None
+
+
 class Traits(BaseModel):
     """Every synced traitlet, by its Python name (the names are attributes; their payloads are
     camelCase like the messages). Each field's description is its row in docs/wire.md."""
@@ -499,6 +513,10 @@ class Traits(BaseModel):
     setting_values: dict[str, str | bool | int | float] = Field(
         description="the current thread's run settings, sent as each run's `forwardedProps` under their names; a view "
         "changes them with a `settings` request"
+    )
+    branch_points: list[BranchPoint] = Field(
+        description="where the branch shown forks, in transcript order, between runs (Regenerate and Edit keep what "
+        "they replace as versions); a view switches with a `branch` request"
     )
     saved_output_id: str = Field(
         description="the display id of the output that keeps the conversation in the notebook; views hide the block "

@@ -114,17 +114,29 @@ class Clear(_Request):
 
 
 class Regenerate(_Request):
-    """Drops the last assistant turn and runs again from the last user message."""
+    """Runs the last turn again from the last user message; the answer it had stays as another
+    version (the `branch_points` trait)."""
 
     kind: Literal["regenerate"]
 
 
 class Edit(_Request):
-    """Replaces a user message's text, drops what followed, and runs again."""
+    """Replaces a user message's text (any user message) and runs again from there; what it
+    replaces stays as another version (the `branch_points` trait)."""
 
     kind: Literal["edit"]
     message_id: str = Field(min_length=1)
     text: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class Branch(_Request):
+    """`chat.show_branch`: show version `index` (from 0) of the conversation after message
+    `parentId` (null: from the start), as the `branch_points` trait lists them. Refused with a
+    `notice` during a run, or for a fork or a version the chat does not have."""
+
+    kind: Literal["branch"]
+    parent_id: str | None = Field(min_length=1, max_length=200)
+    index: int = Field(ge=0, le=1000)
 
 
 class SelectAgent(_Request):
@@ -387,6 +399,7 @@ Request = Annotated[
     | McpCall
     | McpRead
     | Feedback
+    | Branch
     | Command
     | ListThreads
     | SwitchThread

@@ -30,6 +30,7 @@ const VALIDATED = {
   validatePredictRule: "PredictRule",
   validateContextSummary: "ContextSummary",
   validateCommandSpec: "CommandSpec",
+  validateBranchPoint: "BranchPoint",
 };
 /** Traits whose value is one string or enum; a list trait is validated entry by entry above. */
 const TRAITS = Object.entries(schema.$defs.Traits.properties)

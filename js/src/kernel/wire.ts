@@ -14,6 +14,7 @@ import {
   type ValidationError,
   type Validator,
   validateAgentName,
+  validateBranchPoint,
   validateCommandSpec,
   validateContextSummary,
   validateKernelMessage,
@@ -98,6 +99,7 @@ export type {
 
 export type Pending = generated.Pending;
 export type PredictRule = generated.PredictRule;
+export type BranchPoint = generated.BranchPoint;
 /** One transcript entry as `check` describes it: id, role, content length in UTF-16 code units
  * (-1 when the content is not a string). */
 export type CheckEntry = generated.CheckMessage["tail"][number];
@@ -145,6 +147,7 @@ export const TRAIT_NAMES: readonly TraitName[] = [
   "attachment_policy",
   "settings",
   "setting_values",
+  "branch_points",
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -395,6 +398,7 @@ export function parseTrait<K extends TraitName>(name: K, value: unknown): Traits
     revision: (v) => parseScalar<number>(v, "revision", validateTrait_revision, 0),
     settings: (v) => parseScalar<Traits["settings"]>(v, "settings", validateTrait_settings, {}),
     setting_values: (v) => parseScalar<Traits["setting_values"]>(v, "setting_values", validateTrait_setting_values, {}),
+    branch_points: (v) => parseList(v, "branch_points", validateBranchPoint),
   };
   return parsers[name](value);
 }

@@ -11,6 +11,7 @@ export declare const validateSuggestion: Validator;
 export declare const validatePredictRule: Validator;
 export declare const validateContextSummary: Validator;
 export declare const validateCommandSpec: Validator;
+export declare const validateBranchPoint: Validator;
 export declare const validateTrait_status: Validator;
 export declare const validateTrait_thread_id: Validator;
 export declare const validateTrait_run_id: Validator;

@@ -57,7 +57,7 @@ export type Pending = (PendingTool | PendingInterrupt)
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "ViewRequest".
  */
-export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | SettingsRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest | CommandRequest | ListThreadsRequest | SwitchThreadRequest | NewThreadRequest | RenameThreadRequest | DeleteThreadRequest)
+export type ViewRequest = (HelloRequest | SendRequest | StopRequest | ToolResultRequest | ClaimRequest | ResumeRequest | StateEditRequest | ClearRequest | RegenerateRequest | EditRequest | SelectAgentRequest | AssetRequest | RunRecordRequest | SetAccentRequest | SettingsRequest | VariablesRequest | InspectVariableRequest | RunCodeRequest | A2UiActionRequest | McpAppRequest | McpCallRequest | McpReadRequest | FeedbackRequest | BranchRequest | CommandRequest | ListThreadsRequest | SwitchThreadRequest | NewThreadRequest | RenameThreadRequest | DeleteThreadRequest)
 
 /**
  * The widget wire: generated from agui_widget/wire/_requests.py and _payloads.py; do not edit.
@@ -189,6 +189,39 @@ value: string
 provider?: (string | null)
 mimeType?: (string | null)
 [k: string]: unknown | undefined
+}
+/**
+ * Where the branch shown forks (`chat.branches`): the versions after message `parentId`
+ * (null: from the start), the one shown (`index`, from 0) of `count`; `kind` "edit" when they
+ * start with an edited user message, "answer" when they are answers to `parentId`; `at` the
+ * message a view shows "n of m" under.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "BranchPoint".
+ */
+export interface BranchPoint {
+parentId: (string | null)
+/**
+ * the first message of the version shown (null: it is empty)
+ */
+messageId: (string | null)
+kind: ("answer" | "edit")
+index: number
+count: number
+at: (string | null)
+}
+/**
+ * `chat.show_branch`: show version `index` (from 0) of the conversation after message
+ * `parentId` (null: from the start), as the `branch_points` trait lists them. Refused with a
+ * `notice` during a run, or for a fork or a version the chat does not have.
+ * 
+ * This interface was referenced by `Wire`'s JSON-Schema
+ * via the `definition` "BranchRequest".
+ */
+export interface BranchRequest {
+kind: "branch"
+parentId: (string | null)
+index: number
 }
 /**
  * Sent at the end of every run: the kernel's transcript length and, for each message from
@@ -328,7 +361,8 @@ metadata?: unknown
 [k: string]: unknown | undefined
 }
 /**
- * Replaces a user message's text, drops what followed, and runs again.
+ * Replaces a user message's text (any user message) and runs again from there; what it
+ * replaces stays as another version (the `branch_points` trait).
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "EditRequest".
@@ -797,7 +831,8 @@ id: string
 text: string
 }
 /**
- * Drops the last assistant turn and runs again from the last user message.
+ * Runs the last turn again from the last user message; the answer it had stays as another
+ * version (the `branch_points` trait).
  * 
  * This interface was referenced by `Wire`'s JSON-Schema
  * via the `definition` "RegenerateRequest".
@@ -1123,6 +1158,10 @@ settings: {
 setting_values: {
 [k: string]: string | boolean | number | undefined
 }
+/**
+ * where the branch shown forks, in transcript order, between runs (Regenerate and Edit keep what they replace as versions); a view switches with a `branch` request
+ */
+branch_points: BranchPoint[]
 /**
  * the display id of the output that keeps the conversation in the notebook; views hide the block marked `data-agui-transcript="<id>"` while they are shown (docs/threads.md)
  */

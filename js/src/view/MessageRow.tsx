@@ -14,6 +14,7 @@ import { Icon } from "./icons";
 import { Bundle, displayOf } from "./Bundle";
 import { FoldedText } from "./Json";
 import { Feedback } from "./Feedback";
+import { BranchSwitches, useBranchPoints } from "./Branches";
 import { useLive } from "./KernelBanner";
 import { focusMessageBox } from "./focus";
 import { insertLineBreak, isComposing, undoOrRedo } from "./keys";
@@ -190,7 +191,7 @@ function RegenerateButton() {
 
 function EditButton({ onEdit, button, last }: { onEdit: () => void; button: { current: HTMLButtonElement | null }; last: boolean }) {
   if (!useIdle()) return null;
-  const title = last ? "Edit and send again" : "Edit and send again (the messages after it are replaced)";
+  const title = last ? "Edit and send again" : "Edit and send again (what follows it is kept as another version)";
   return (
     <button type="button" class="agui-action" ref={button} aria-label="Edit message" title={title} onClick={onEdit}>
       <Icon name="edit" />
@@ -213,6 +214,7 @@ function UserMessage({ message, editable, last, label }: { message: Extract<Mess
   }, [editing]);
   const text = textOf(message.content);
   const refused = refusal(message);
+  const branches = useBranchPoints(message.id);
   if (editing && editable) {
     const done = (cancelled: boolean) => {
       refocus.current = cancelled;
@@ -232,6 +234,7 @@ function UserMessage({ message, editable, last, label }: { message: Extract<Mess
         <MessageTime id={message.id} />
         {text !== "" && <CopyMessage text={text} />}
         {editable && <EditButton button={editButton} last={last} onEdit={() => setEditing(true)} />}
+        <BranchSwitches points={branches} />
       </div>
     </div>
   );
@@ -317,6 +320,7 @@ function AssistantMessage({
   const calls = toolCallsOf(message);
   const display = displayOf(message);
   const codeRun = useCodeRunHost();
+  const branches = useBranchPoints(message.id);
   return (
     <div class="agui-row agui-row-assistant" data-row={message.id}>
       {label}
@@ -334,11 +338,12 @@ function AssistantMessage({
           result={conn.mirror.toolResult(call.id)}
         />
       ))}
-      {!streaming && (text !== "" || regenerable) && (
+      {!streaming && (text !== "" || regenerable || branches.length > 0) && (
         <div class="agui-actions-bar">
           <MessageTime id={message.id} />
           {text !== "" && <CopyMessage text={text} />}
           {regenerable && <RegenerateButton />}
+          <BranchSwitches points={branches} />
           {text !== "" && <Feedback message={message} />}
         </div>
       )}

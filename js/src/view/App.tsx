@@ -16,6 +16,7 @@ import { ResizeHandle } from "./ResizeHandle";
 import { RunSettings } from "./RunSettings";
 import { StatePanel } from "./StatePanel";
 import { Progress, StatusLine } from "./StatusLine";
+import { ThreadsPanel } from "./ThreadsPanel";
 import { Toolbar } from "./Toolbar";
 
 export function App({ ctx }: { ctx: ViewContext }) {
@@ -116,7 +117,9 @@ function Chat() {
   const [showState, setShowState] = useState(false);
   const [showEvents, setShowEvents] = useState(false);
   const [showContext, setShowContext] = useState(false);
-  const side = showState || showEvents || showContext;
+  // "command": opened by /threads in the message box, so the focus moves into it
+  const [showThreads, setShowThreads] = useState<false | "toolbar" | "command">(false);
+  const side = showThreads !== false || showState || showEvents || showContext;
   // While the chat waits for the user, a narrow chat's panels give the transcript room (styles.css).
   const awaiting = useTrait("pending").length > 0;
   return (
@@ -129,6 +132,8 @@ function Chat() {
       onKeyDown={keepKeysInTheChat}
     >
       <Toolbar
+        showThreads={showThreads !== false}
+        onToggleThreads={() => setShowThreads(showThreads === false ? "toolbar" : false)}
         showState={showState}
         showEvents={showEvents}
         onToggleState={() => setShowState(!showState)}
@@ -139,6 +144,7 @@ function Chat() {
       <div class="agui-main" data-side={side ? "open" : "closed"} data-awaiting={awaiting ? "" : undefined}>
         {side && (
           <div class="agui-side">
+            {showThreads !== false && <ThreadsPanel focusOnOpen={showThreads === "command"} />}
             {showState && <StatePanel />}
             {showEvents && <EventInspector />}
             {showContext && <ContextPanel />}
@@ -167,7 +173,7 @@ function Chat() {
           <StatusLine />
           <Notices />
           <RunSettings />
-          <Composer onSent={pin} />
+          <Composer onSent={pin} onThreads={() => setShowThreads("command")} />
         </div>
       </div>
       <ResizeHandle target={shell} onResize={resize} onReset={reset} />

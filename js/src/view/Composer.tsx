@@ -24,7 +24,7 @@ import { CommandCard, CommandList, commandAria, useSlashCommands } from "./Slash
 
 type Box = RefObject<HTMLTextAreaElement | null>;
 
-export function Composer({ onSent }: { onSent?: () => void }) {
+export function Composer({ onSent, onThreads }: { onSent?: () => void; onThreads?: () => void }) {
   const { conn } = useView();
   const status = useTrait("status");
   const live = useLive();
@@ -36,7 +36,7 @@ export function Composer({ onSent }: { onSent?: () => void }) {
   const chips = useMentionChips(box, () => held.setProblem(""));
   const popup = useMentionPopup(box, setText, chips);
   const sendMessage = useSend({ box, text, setText, held, chips, live, onSent });
-  const slash = useSlashCommands(box, setText); // `/name args` runs a command (./SlashCommands.tsx)
+  const slash = useSlashCommands(box, setText, onThreads ? { threads: onThreads } : {}); // `/name args` runs a command (./SlashCommands.tsx)
   const send = () => slash.sendOrRun(sendMessage);
   useReturnedMessages(box, setText, held, chips);
   const busy = live && (status === "running" || status === "waiting");

@@ -40,7 +40,9 @@ export type SlashCommands = {
   sendOrRun: (send: (literal?: string) => Promise<void>) => Promise<void>;
 };
 
-export function useSlashCommands(box: Box, setText: (text: string) => void): SlashCommands {
+/** `local`: commands this view carries out itself instead of asking the kernel (`/threads` opens
+ * the threads panel; the kernel's own answer, a table, is for front ends without one). */
+export function useSlashCommands(box: Box, setText: (text: string) => void, local: Record<string, () => void> = {}): SlashCommands {
   const { conn } = useView();
   const commands = useTrait("commands") ?? [];
   const [shown, setShown] = useState<Shown>({ query: null, active: 0, dismissedAt: null });
@@ -99,6 +101,8 @@ export function useSlashCommands(box: Box, setText: (text: string) => void): Sla
     setText("");
     if (box.current) box.current.value = "";
     close();
+    const here = local[typed.name];
+    if (here !== undefined && typed.args === "") return here();
     await runCommand(conn, typed.name, typed.args).then(
       (answer) => {
         if (answer.text !== null) setCard({ name: typed.name, text: answer.text });

@@ -10,6 +10,8 @@ import { Icon } from "./icons";
 import { useLive } from "./KernelBanner";
 
 type Props = {
+  showThreads: boolean;
+  onToggleThreads: () => void;
   showState: boolean;
   showEvents: boolean;
   onToggleState: () => void;
@@ -18,12 +20,16 @@ type Props = {
   onToggleContext: () => void;
 };
 
-export function Toolbar({ showState, showEvents, onToggleState, onToggleEvents, showContext, onToggleContext }: Props) {
+export function Toolbar({ showThreads, onToggleThreads, showState, showEvents, onToggleState, onToggleEvents, showContext, onToggleContext }: Props) {
   const gets = useTrait("frontend_tools").length + useTrait("agent_context").length;
   return (
     <div class="agui-toolbar" role="group" aria-label="Chat tools">
       <ChatTitle />
       <AgentPicker />
+      <button type="button" class="agui-tool-btn" aria-label="Show threads" aria-pressed={showThreads} title="The threads in the store" onClick={onToggleThreads}>
+        <Icon name="threads" />
+        <span class="agui-tool-btn-text">Threads</span>
+      </button>
       <button type="button" class="agui-tool-btn" aria-label="Show state" aria-pressed={showState} title="Shared state" onClick={onToggleState}>
         <Icon name="braces" />
         <span class="agui-tool-btn-text">State</span>

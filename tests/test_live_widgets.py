@@ -67,6 +67,7 @@ def test_a_closed_widget_the_chat_and_layouts_are_not_shown_live():
     closed.close()
     assert not is_live_widget(closed)
     assert not is_live_widget(AgentChat(DemoAgent(delay=0))), "the chat would show itself inside itself"
+    assert not is_live_widget(Captured(DemoAgent(delay=0))), "nor a subclass of the chat"
     assert not is_live_widget(ipywidgets.Layout()), "a model without a view"
     assert not is_live_widget("IntSlider()") and not is_live_widget(None)
 
@@ -151,6 +152,15 @@ async def test_render_tool_returning_a_widget_renders_it_live():
     bundles = [r["bundle"] for r in chat.renders(f"tool:{call_id}")]
     assert bundles and all(view_of(b)["model_id"] == slider.model_id for b in bundles)
     assert HELD.get(slider.model_id) is slider
+
+
+async def test_an_agent_answering_with_a_widget_shows_it_live():
+    slider = ipywidgets.IntSlider(value=2)
+    chat = Captured(lambda messages: slider)
+    await chat.send("a slider please")
+    answer = chat.messages[-1]
+    assert answer["role"] == "assistant" and "IntSlider(" in answer["content"]
+    assert view_of(mark_of(answer, DISPLAY))["model_id"] == slider.model_id
 
 
 # -- exports --------------------------------------------------------------------------------------

@@ -77,8 +77,8 @@ def is_live_widget(obj: Any) -> bool:
     base = getattr(widgets, "DOMWidget", None)
     if base is None or not isinstance(obj, base):
         return False
-    if type(obj).__module__.startswith("agui_widget."):
-        return False
+    if any(cls.__module__.startswith("agui_widget.") for cls in type(obj).__mro__):
+        return False  # a chat, or a subclass of one
     return getattr(obj, "comm", None) is not None and isinstance(getattr(obj, "model_id", None), str)
 
 

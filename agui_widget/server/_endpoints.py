@@ -1,4 +1,5 @@
-"""The app's endpoints: running an agent, listing the agents, health, and the saved threads.
+"""The app's endpoints: running an agent, listing the agents, health, and the saved threads (listed,
+read, renamed and deleted).
 
 :class:`Endpoints` holds what ``create_app`` resolved from its options (the agents, the path, the
 thread store, the input guard, the hooks, the run limit); its methods are the routes, and
@@ -34,6 +35,7 @@ from ._request import run_route
 from ._response import EventStreamResponse
 from ._runs import RETRY_AFTER_SECONDS, RefusedTurn, RunLimiter, ServedRun, mark_refused, turn_content
 from ._stream import Encode, consumer_for, served_chunks
+from ._thread_edits import ThreadEdits
 from ._threads import owner, record_summary, save_thread, thread_refusal, threads_of
 from ._tools import ServerTools
 
@@ -91,6 +93,11 @@ class Endpoints:
             app.add_api_route(f"{self.base}/threads", self.list_threads, methods=["GET"], summary=summary)
             summary = "One saved thread: transcript and state"
             app.add_api_route(f"{self.base}/threads/{{thread_id}}", self.get_thread, methods=["GET"], summary=summary)
+            edits = ThreadEdits(self.store)
+            summary = 'Rename a saved thread: {"title": "..."} ("" takes back the first message\'s); with auth, the caller\'s own'
+            app.add_api_route(f"{self.base}/threads/{{thread_id}}", edits.rename, methods=["PATCH"], summary=summary)
+            summary = "Delete a saved thread; with auth, the caller's own"
+            app.add_api_route(f"{self.base}/threads/{{thread_id}}", edits.delete, methods=["DELETE"], summary=summary)
 
     async def run_single(self, input: RunAgentInput, request: Request) -> Response:
         (single,) = self.served.values()

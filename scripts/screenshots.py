@@ -2,9 +2,10 @@
 
 Starts JupyterLab the way the browser tests do (a server on a free port of 127.0.0.1 with a
 temporary root and configuration, Debian's Chromium through Playwright; see
-``tests/browser/conftest.py``), opens a notebook on the demo agent, has a short exchange ("help",
-"weather in Paris", "add buy milk"), opens the State panel, and saves the notebook area in
-JupyterLab's light and dark themes:
+``tests/browser/conftest.py``), opens a notebook on the demo agent with a title, run settings and
+a thread store, has a first exchange, starts a new thread with ``/new``, has a short exchange
+("weather in Paris", "add buy milk"), rates the weather answer, opens the Threads panel,
+and saves the notebook area in JupyterLab's light and dark themes:
 
     docs/screenshots/chat-light.png
     docs/screenshots/chat-dark.png
@@ -29,13 +30,19 @@ if str(ROOT) not in sys.path:
 
 from playwright.sync_api import expect  # noqa: E402
 
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, lab_session, set_lab_theme, show_panel  # noqa: E402
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, lab_session, set_lab_theme  # noqa: E402
 
 NOTEBOOK = [
-    "from agui_widget import AgentChat\n\nchat = AgentChat()\nchat",
+    "from agui_widget import AgentChat\n\n"
+    "chat = AgentChat(\n"
+    '    title="Demo agent",\n'
+    '    store="chats.db",\n'
+    '    settings={"model": ["small", "large"], "temperature": (0.0, 1.0, 0.2)},\n'
+    ")\n"
+    "chat",
 ]
+FIRST_THREAD = ("plan a trip", "Planned")
 EXCHANGE = [
-    ("help", "demo agent"),
     ("weather in Paris", "in Paris (made-up numbers"),
     ("add buy milk", "Added “buy milk”"),
 ]
@@ -71,6 +78,27 @@ def _shoot(nb, path: Path, clip: dict[str, float]) -> None:
     print(f"saved {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} ({clip['width']:.0f}×{clip['height']:.0f})")
 
 
+def _exchange(chat) -> None:
+    """A first thread, then a new one with a few turns, a rated answer and the Threads panel open."""
+    chat.send(FIRST_THREAD[0])
+    chat.wait_answer(FIRST_THREAD[1])
+    chat.send("/new")
+    expect(chat.assistant_texts, "/new starts an empty thread").to_have_count(0)
+    chat.button("Dismiss /new").click()  # its card: "Started thread …"
+    for text, answer in EXCHANGE:
+        chat.send(text)
+        chat.wait_answer(answer)
+    weather = chat.root.locator(".agui-row").filter(has_text="made-up numbers")
+    weather.hover()
+    good = weather.get_by_role("button", name="Good answer", exact=True)
+    good.click()
+    expect(good).to_have_attribute("aria-pressed", "true")
+    chat.button("Close comment").click()  # no comment
+    chat.button("Show threads").click()
+    threads = chat.root.get_by_role("region", name="Threads", exact=True)
+    expect(threads.locator(".agui-thread"), "both threads are listed").to_have_count(2)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
@@ -90,11 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         width = (notebook.bounding_box() or {"width": args.width})["width"]
         page.set_viewport_size({"width": round(2 * args.width - width), "height": 1400})
         chat = nb.chat()
-        for text, answer in EXCHANGE:
-            chat.send(text)
-            chat.wait_answer(answer)
-        show_panel(chat, "state")
-        expect(chat.root.get_by_role("button", name="Edit todos/0/text", exact=True)).to_have_text('"buy milk"')
+        _exchange(chat)
         nb.page.locator(f'[id="{nb.panel_id}"] .jp-Cell').first.click(position={"x": 2, "y": 2})  # command mode
         _settled(page)
         area = _area(nb)  # the same area in both themes

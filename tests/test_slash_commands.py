@@ -1,4 +1,4 @@
-"""Slash commands: the built-ins (``/clear``, ``/new``, ``/threads``, ``/export``, ``/help``) and
+"""Slash commands: the built-ins (``/clear``, ``/new``, ``/threads``, ``/switch``, ``/export``, ``/help``) and
 ``AgentChat(commands={"name": fn})``. A view's ``command`` request runs one in the kernel; the
 answer (Markdown to show, a file to save, or the error) goes back in a ``command`` message, and
 nothing reaches the agent or the transcript but what the command itself does."""
@@ -42,10 +42,10 @@ def test_the_message_box_is_offered_the_built_ins_then_the_users_commands_with_t
         return ""
 
     chat = chat_with(commands={"summarize": summarize, "no-doc_2": lambda chat, args: None})
-    assert [c["name"] for c in chat.commands] == ["clear", "new", "threads", "export", "help", "summarize", "no-doc_2"]
-    assert chat.commands[5] == {"name": "summarize", "description": "Summarize the conversation."}
-    assert chat.commands[6]["description"] == ""
-    assert [c["name"] for c in chat_with().commands] == ["clear", "new", "threads", "export", "help"]
+    assert [c["name"] for c in chat.commands] == ["clear", "new", "threads", "switch", "export", "help", "summarize", "no-doc_2"]
+    assert chat.commands[6] == {"name": "summarize", "description": "Summarize the conversation."}
+    assert chat.commands[7]["description"] == ""
+    assert [c["name"] for c in chat_with().commands] == ["clear", "new", "threads", "switch", "export", "help"]
 
 
 def test_a_sync_command_gets_the_chat_and_the_text_after_its_name_and_its_result_is_shown() -> None:
@@ -109,7 +109,7 @@ def test_an_unknown_command_says_so_and_reaches_nobody() -> None:
     assert chat.messages == TRANSCRIPT and chat.status == "idle"
 
 
-@pytest.mark.parametrize("name", ["clear", "new", "threads", "export", "help"])
+@pytest.mark.parametrize("name", ["clear", "new", "threads", "switch", "export", "help"])
 def test_a_user_command_may_not_shadow_a_built_in(name: str) -> None:
     with pytest.raises(ValueError, match=f"/{name} is built in"):
         chat_with(commands={name: lambda chat, args: None})

@@ -303,3 +303,24 @@ def test_the_current_thread_can_be_named_before_anything_is_said_in_it(tmp_path:
     chat = AgentChat(echo, store=tmp_path / "threads.db")
     chat.rename_thread(chat.thread_id, "Plans")
     assert [(t["thread_id"], t["title"], t["named"]) for t in chat.threads()] == [(chat.thread_id, "Plans", True)]
+
+
+# -- /switch <title or id> in the message box ------------------------------------------------------
+
+
+async def test_switch_command_finds_a_thread_by_id_title_or_part_of_its_title() -> None:
+    chat = Captured(echo)
+    first, second = await two_threads(chat)
+
+    def switch(args: str) -> dict[str, Any]:
+        chat.view_says({"kind": "command", "requestId": f"r-{args}", "name": "switch", "args": args})
+        return chat.of_kind("command")[-1]
+
+    assert switch("ABOUT CATS")["text"] == "Switched to **about cats**." and chat.thread_id == first
+    assert switch(second)["error"] is None and chat.thread_id == second
+    assert switch("cat")["error"] is None and chat.thread_id == first
+    chat.rename_thread(second, "Cats and dogs")
+    assert "2 threads match 'cat'" in switch("cat")["error"] and chat.thread_id == first
+    assert "no thread matches 'birds'" in switch("birds")["error"]
+    assert "needs a thread's title or id" in switch("  ")["error"]
+    assert chat.thread_id == first and chat.of_kind("notice") == []

@@ -1,4 +1,4 @@
-"""``AgentChat``'s slash commands: ``/clear``, ``/new``, ``/threads``, ``/export``, ``/help``, and
+"""``AgentChat``'s slash commands: ``/clear``, ``/new``, ``/threads``, ``/switch``, ``/export``, ``/help``, and
 the notebook author's own (``AgentChat(commands={"name": fn})``).
 
 A mixin of ``AgentChat``. The message box completes the names (the synced ``commands`` trait)
@@ -35,6 +35,7 @@ BUILT_IN = {
     "clear": "Clear the conversation (the shared state is kept)",
     "new": "Start a new thread",
     "threads": "List the threads in the store",
+    "switch": "Switch to a thread by its title or id",
     "export": "Save the conversation as Markdown",
     "help": "List the commands",
 }
@@ -83,6 +84,30 @@ def _threads_markdown(listing: list[dict[str, Any]], current: str) -> str:
     return "\n".join(rows)
 
 
+def thread_named(listing: list[dict[str, Any]], query: str) -> dict[str, Any]:
+    """The thread ``/switch query`` means: the one of that id, else of that title (ignoring case),
+    else the only one whose title holds it; a ValueError that says why when there is none or
+    more than one."""
+    wanted = " ".join(query.split())
+    if not wanted:
+        raise ValueError("/switch needs a thread's title or id; /threads lists them")
+    for found in (
+        [t for t in listing if t["thread_id"] == wanted],
+        [t for t in listing if str(t.get("title") or "").casefold() == wanted.casefold()],
+        [t for t in listing if wanted.casefold() in str(t.get("title") or "").casefold()],
+    ):
+        if len(found) == 1:
+            return found[0]
+        if len(found) > 1:
+            names = ", ".join(f"`{t['thread_id']}` ({_title_of(t)})" for t in found[:5])
+            raise ValueError(f"{len(found)} threads match {wanted!r}: {names}; give more of the title, or the id")
+    raise ValueError(f"no thread matches {wanted!r}; /threads lists them")
+
+
+def _title_of(thread: dict[str, Any]) -> str:
+    return str(thread.get("title") or "") or "(untitled)"
+
+
 class ChatSlash(traitlets.HasTraits):
     """The slash commands the message box offers, and running one a view asked for."""
 
@@ -97,6 +122,7 @@ class ChatSlash(traitlets.HasTraits):
         def clear(self, reset_state: bool = False) -> None: ...
         def new_thread(self, thread_id: str | None = None) -> str: ...
         def threads(self) -> list[dict[str, Any]]: ...
+        def switch(self, thread_id: str) -> None: ...
         def to_markdown(self) -> str: ...
 
     _own_commands: dict[str, CommandFunction]
@@ -114,7 +140,7 @@ class ChatSlash(traitlets.HasTraits):
             return
         try:
             if name in BUILT_IN:
-                self._built_in(request_id, name)
+                self._built_in(request_id, name, args)
                 return
             result = own[name](self, args)
         except Exception as exc:
@@ -125,7 +151,7 @@ class ChatSlash(traitlets.HasTraits):
         else:
             self._answer(request_id, name, text=None if result is None else str(result))
 
-    def _built_in(self, request_id: str, name: str) -> None:
+    def _built_in(self, request_id: str, name: str, args: str) -> None:
         if name == "clear":
             self.clear()
             self._answer(request_id, name)
@@ -133,6 +159,10 @@ class ChatSlash(traitlets.HasTraits):
             self._answer(request_id, name, text=f"Started thread `{self.new_thread()}`.")
         elif name == "threads":
             self._answer(request_id, name, text=_threads_markdown(self.threads(), self.thread_id))
+        elif name == "switch":
+            thread = thread_named(self.threads(), args)
+            self.switch(thread["thread_id"])
+            self._answer(request_id, name, text=f"Switched to **{_title_of(thread)}**.")
         elif name == "export":
             file = {"filename": f"chat-{self.thread_id}.md", "mimeType": "text/markdown", "text": self.to_markdown()}
             self._answer(request_id, name, download=file)
@@ -175,4 +205,4 @@ class ChatSlash(traitlets.HasTraits):
         self._link.transport.send(_codec.command_message(request_id, name, text, error, download))
 
 
-__all__ = ["BUILT_IN", "ChatSlash", "CommandFunction", "checked_commands", "description_of"]
+__all__ = ["BUILT_IN", "ChatSlash", "CommandFunction", "checked_commands", "description_of", "thread_named"]

@@ -44,9 +44,9 @@ def run_help_by_keyboard(chat: ChatView) -> None:
     box.page.keyboard.type("/")
     listbox = chat.root.get_by_role("listbox", name="Commands")
     expect(listbox, "`/` opens the command list").to_be_visible()
-    expect(listbox.get_by_role("option")).to_have_count(6)
+    expect(listbox.get_by_role("option")).to_have_count(7)
     expect(listbox.get_by_role("option").last).to_contain_text("Say the words louder.")
-    for _ in range(4):  # clear, new, threads, export, help
+    for _ in range(5):  # clear, new, threads, switch, export, help
         box.press("ArrowDown")
     expect(listbox.get_by_role("option", selected=True)).to_contain_text("/help")
     box.press("Enter")

@@ -13,6 +13,7 @@ from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
 from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.test_accessibility import prepare_axe, violations
 
 pytestmark = pytest.mark.browser
 
@@ -83,11 +84,13 @@ def test_list_switch_rename_new_and_delete_threads_in_the_panel(lab):
     expect(row(chat, "about dogs").locator(".agui-thread-badge")).to_have_text("current")
     assert row(chat, "about cats").locator("time").get_attribute("title"), "the full date as a tooltip"
     check_readable(chat, "light")
+    prepare_axe(nb.page)
+    assert violations(chat) == [], "the panel meets WCAG 2.2 AA (light)"
 
     # switch by mouse
     chat.button("Switch to about cats").click()
     expect(chat.user_bubbles, "the switched-to thread's conversation").to_have_text(["about cats"])
-    expect(chat.button("about cats, the current thread")).to_have_attribute("aria-current", "true")
+    expect(chat.button("about cats current")).to_have_attribute("aria-current", "true")
 
     # rename by keyboard only: Tab from the thread's title to its Rename button, Enter, type, Enter
     chat.button("Switch to about dogs").focus()
@@ -136,6 +139,8 @@ def test_the_panel_in_the_dark_theme_and_during_a_run(lab):
         chat.button("Delete about cats").click()
         confirm = panel(chat).get_by_role("group", name="Delete about cats?")
         readable(confirm.locator(".agui-confirm-text"), "the confirmation (dark)")
+        prepare_axe(nb.page)
+        assert violations(chat) == [], "the panel, with a confirmation open, meets WCAG 2.2 AA (dark)"
         nb.page.keyboard.press("Escape")
         expect(confirm, "Escape keeps the thread").to_have_count(0)
         expect(chat.button("Delete about cats")).to_be_focused()

@@ -160,7 +160,7 @@ function ThreadRow({ entry, current, why, whyId, now, onDeleted }: RowProps) {
           type="button"
           class="agui-thread-open"
           aria-current={current ? "true" : undefined}
-          aria-label={current ? `${title}, the current thread` : `Switch to ${title}`}
+          aria-label={current ? undefined : `Switch to ${title}`}
           aria-describedby={described}
           disabled={disabled && !current}
           title={current ? "The current thread" : why || `Switch to this thread (${entry.threadId})`}
@@ -169,6 +169,8 @@ function ThreadRow({ entry, current, why, whyId, now, onDeleted }: RowProps) {
           }}
         >
           <span class={`agui-thread-title${entry.title.trim() === "" ? " agui-thread-untitled" : ""}`}>{title}</span>
+          {/* the space makes the current thread's name "<title> current", as it reads (WCAG 2.5.3) */}
+          {current && " "}
           {current && <span class="agui-thread-badge">current</span>}
         </button>
       )}

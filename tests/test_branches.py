@@ -95,6 +95,22 @@ async def test_regenerate_after_a_switch_adds_a_third_version() -> None:
     assert seen == ["answer 1", "answer 2", "answer 3"]
 
 
+async def test_regenerating_an_action_turn_keeps_its_answer_after_the_same_action() -> None:
+    from agui_widget.session._a2ui import send_action, user_action
+
+    agent = Counting()
+    chat = Captured(agent)
+    await chat.send("hello")
+    await send_action(chat._session, user_action("submit", "form", "ok", {"guest": "Ada"}, "2026-01-01T00:00:00Z"))
+    opening = [m["id"] for m in chat.messages[2:4]]
+    await chat.regenerate()
+    assert [m["id"] for m in chat.messages[2:4]] == opening and shape(chat)[-1] == "answer 3"
+    (point,) = chat.branches
+    assert (point["parentId"], point["kind"], point["index"], point["count"]) == (opening[1], "answer", 1, 2)
+    chat.show_branch(opening[1], 0)
+    assert shape(chat)[-1] == "answer 2" and [m["id"] for m in chat.messages[2:4]] == opening
+
+
 async def test_any_user_message_can_be_edited_and_the_conversation_forks_there() -> None:
     agent = Counting()
     chat = Captured(agent)

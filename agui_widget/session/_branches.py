@@ -140,7 +140,7 @@ class Branches:
             return
         try:
             self.forks = _forks_of(value)
-        except (TypeError, ValueError, KeyError, ValidationError) as exc:
+        except (TypeError, ValueError, KeyError, RecursionError, ValidationError) as exc:
             log.warning("agui-widget: the thread's other branches were not read (%s); the branch shown is kept", exc)
 
 

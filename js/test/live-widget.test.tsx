@@ -158,6 +158,31 @@ describe("a live widget in an answer", () => {
     await until(() => el.querySelector(".agui-tool-rendered .fake-slider") !== null, "the render's widget shown live");
   });
 
+  it("keeps the keys typed in it from a notebook's command-mode shortcuts, for that key only", async () => {
+    const manager = new FakeWidgetManager({ m1: new FakeWidgetModel() });
+    const { el } = await connected(toolTurn(sliderBundle()), new ManagedModel(manager));
+    const notebook = doc.createElement("div");
+    notebook.className = "jp-Notebook jp-mod-commandMode";
+    doc.body.appendChild(notebook);
+    notebook.appendChild(el);
+    await until(() => liveState(el) === "live", "the widget shown live");
+    const seen: boolean[] = [];
+    const shortcuts = () => seen.push(notebook.matches(".jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite)"));
+    doc.addEventListener("keydown", shortcuts, true);
+    try {
+      const key = (target: Element, init: KeyboardEventInit = {}) =>
+        target.dispatchEvent(new (globalThis as any).KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true, ...init }));
+      key(el.querySelector(".fake-slider") as Element);
+      assert.deepEqual(seen, [false], "the notebook saw the key as typed in an editor");
+      await until(() => !notebook.classList.contains("jp-mod-readWrite"), "the mark gone after the key");
+      key(el.querySelector(".fake-slider") as Element, { ctrlKey: true });
+      key(el.querySelector("textarea") as Element);
+      assert.deepEqual(seen, [false, true, true], "Ctrl+keys and keys outside the widget are the notebook's");
+    } finally {
+      doc.removeEventListener("keydown", shortcuts, true);
+    }
+  });
+
   it("a view without Lumino is put in place as its element", async () => {
     const model = new FakeWidgetModel();
     const manager = new FakeWidgetManager({ m1: model });

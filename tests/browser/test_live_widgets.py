@@ -168,13 +168,24 @@ def test_a_render_tool_widget_is_live_and_a_reload_shows_the_widgets_again(lab):
     expect(readout(chat), "the slider still live").to_have_text("7")
 
 
-def test_widgets_from_tools_are_live_in_notebook_7(lab):
-    # Notebook 7 runs its arrow-key shortcuts before any widget in any output sees the key (a
-    # slider in a cell's own output does not move either), so here the widgets are used by click.
+def test_widgets_from_tools_are_live_and_keep_their_keys_in_notebook_7(lab):
+    # Notebook 7 matches its command-mode shortcuts (arrows, Enter...) on the focused element
+    # before a widget sees the key: in the chat, the widget gets it.
     nb = lab.open([LIVE], ui="notebook")
     chat = ask_for_the_widgets(nb)
+    handle = slider_handle(chat)
+    handle.focus()
+    handle.press("ArrowRight")
+    expect(readout(chat), "the slider moved by the keyboard").to_have_text("4")
+    wait_in_kernel(nb, "slider.value == 4", show="slider.value")
     nb.run_cell("slider.value = 9")
     expect(readout(chat), "the kernel's value moves the slider in the chat").to_have_text("9")
-    live(chat.tool_card("make_counter")).get_by_role("button", name="count is 0").click()
+    button = live(chat.tool_card("make_counter")).get_by_role("button", name="count is 0")
+    button.focus()
+    button.press("Enter")
     wait_in_kernel(nb, "counter.count == 1", show="counter.count")
     expect(live(chat.tool_card("make_counter")).locator(".test-counter")).to_have_text("count is 1")
+    handle.focus()
+    handle.press("ArrowLeft")
+    expect(readout(chat)).to_have_text("8")
+    wait_in_kernel(nb, "slider.value == 8", show="slider.value")

@@ -26,10 +26,13 @@ import os
 import random
 import sys
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 import pytest_asyncio
+
+from agui_widget.wire import _requests
+from agui_widget.wire._codec import REQUEST_KINDS
 
 from .kernel_harness import ExecResult, FakeFrontEnd, Mark, ViewMirror, WidgetComm, transcript
 
@@ -286,19 +289,30 @@ async def test_a_view_comm_closed_mid_run_does_not_disturb_the_run(kernel: FakeF
 # -- 4. fuzzed view messages, trait writes included ---------------------------------------------------
 
 
-REQUEST_FIELDS: dict[str, list[str]] = {
-    "hello": ["viewId"],
-    "send": ["text"],
-    "stop": [],
-    "tool_result": ["toolCallId", "result"],
-    "resume": ["interruptId", "status", "payload"],
-    "state_edit": ["patch"],
-    "clear": [],
-    "regenerate": [],
-    "edit": ["messageId", "text"],
-    "select_agent": ["name"],
-    "asset": ["name"],
+NOT_FUZZED = {
+    "run_code": "it runs the code it carries, as the user's Run asks: random code fails as code, with a traceback, not as a request",
 }
+
+
+def declared_request_fields() -> dict[str, list[str]]:
+    """Every request kind the wire declares (wire/_requests.py) with its fields' wire names, so a
+    kind added later is fuzzed too."""
+    models = [
+        model
+        for model in vars(_requests).values()
+        if isinstance(model, type) and issubclass(model, _requests._Request) and model is not _requests._Request
+    ]
+    fields = {
+        get_args(model.model_fields["kind"].annotation)[0]: [
+            info.alias or name for name, info in model.model_fields.items() if name != "kind"
+        ]
+        for model in models
+    }
+    assert set(fields) == set(REQUEST_KINDS), "every declared request kind is found"
+    return {kind: names for kind, names in fields.items() if kind not in NOT_FUZZED}
+
+
+REQUEST_FIELDS = declared_request_fields()
 LONE_SURROGATES = ["\ud800", "\udbff", "\udc00", "\udfff", "\ud83d"]
 FUZZ_MESSAGES = 150
 DEEP = 1000
@@ -363,7 +377,7 @@ def random_request(rng: random.Random) -> Any:
             "messageId": f"user-{rng.randint(0, 9)}",
             "name": rng.choice(["vega", "default", "nobody"]),
         }
-        message.update({field: plausible[field] for field in REQUEST_FIELDS[kind]})
+        message.update({field: plausible[field] if field in plausible else random_value(rng) for field in REQUEST_FIELDS[kind]})
     elif roll < 0.85:  # the right fields, of any type
         message.update({field: random_value(rng) for field in REQUEST_FIELDS[kind]})
     else:  # a field ~1000 levels deep (and nothing else odd: Jupyter's fallback JSON parser could not read it)

@@ -14,6 +14,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from agui_widget import AgentChat, SQLiteThreadStore
+from agui_widget.adapters import DemoAgent
+from agui_widget.adapters._demo import ACCENT_TOOL
 from agui_widget.wire import _payloads
 
 from .genui_support import Captured
@@ -199,6 +201,20 @@ async def test_while_a_run_is_active_every_change_is_refused_with_a_notice_and_n
     assert {t["thread_id"]: (t["title"], t["named"]) for t in chat.threads()} == {
         first: ("first", False), second: ("second", False)
     }  # fmt: skip
+
+
+async def test_while_the_chat_waits_for_a_tool_answer_the_threads_stay_as_they_are() -> None:
+    chat = Captured(DemoAgent(delay=0), tools=[ACCENT_TOOL])
+    await chat.send("hello")
+    first = chat.thread_id
+    run = chat.send("make it gold")
+    await until(lambda: chat.status == "waiting")
+    for request in ({"kind": "new_thread"}, {"kind": "delete_thread", "threadId": first}):
+        chat.view_says(request)
+    assert [n["text"].split(":")[0] for n in chat.of_kind("notice")] == ["new_thread", "delete_thread"]
+    assert chat.thread_id == first
+    chat.stop()
+    await asyncio.wait_for(run, 5)
 
 
 @pytest.mark.parametrize(

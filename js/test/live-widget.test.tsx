@@ -183,6 +183,16 @@ describe("a live widget in an answer", () => {
     }
   });
 
+  it("never shows a chat's own model inside a chat", async () => {
+    const chatModel = Object.assign(new FakeWidgetModel(), {
+      get: (name: string) => ({ saved_output_id: "out-1", agent_names: [] })[name],
+    });
+    const manager = new FakeWidgetManager({ itself: chatModel });
+    const { el } = await connected(toolTurn(sliderBundle("itself")), new ManagedModel(manager));
+    await until(() => liveState(el) === "static", "the static fallback");
+    assert.equal(manager.views.length, 0, "no view of the chat made");
+  });
+
   it("a view without Lumino is put in place as its element", async () => {
     const model = new FakeWidgetModel();
     const manager = new FakeWidgetManager({ m1: model });

@@ -24,6 +24,7 @@ export interface WidgetManagerLike {
 
 /** What this view uses of a widget model and of a view of it (Backbone's events, ipywidgets'). */
 type WidgetModelLike = {
+  get?: (name: string) => unknown;
   on?: (event: string, callback: (...args: unknown[]) => void) => void;
   off?: (event: string, callback: (...args: unknown[]) => void) => void;
   comm_live?: boolean;
@@ -50,6 +51,16 @@ export function widgetManagerOf(model: unknown): WidgetManagerLike | null {
   if (!manager || typeof manager !== "object") return null;
   const { get_model, create_view } = manager as Partial<WidgetManagerLike>;
   return typeof get_model === "function" && typeof create_view === "function" ? (manager as WidgetManagerLike) : null;
+}
+
+/** A chat's own model (ours, or another chat's): never shown inside a chat, where its transcript
+ * would show it again, and again. The kernel keeps chats out of bundles; a bundle from elsewhere
+ * (a remote agent, a loaded thread) could still name one. */
+export function isChatModel(model: unknown): boolean {
+  const get = (model as WidgetModelLike | null | undefined)?.get;
+  if (typeof get !== "function") return false;
+  const read = (name: string) => get.call(model, name);
+  return read("saved_output_id") !== undefined && read("agent_names") !== undefined;
 }
 
 /** Puts a widget's view into `host`; returns how to take it away again. */
@@ -133,6 +144,7 @@ export function LiveWidget({ modelId, children }: { modelId: string; children: C
       .get_model(modelId)
       .then((found) => {
         if (!current) return null;
+        if (isChatModel(found)) throw new Error("a chat is not shown inside a chat");
         model = found as WidgetModelLike;
         return manager.create_view(found);
       })

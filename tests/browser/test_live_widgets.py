@@ -4,8 +4,8 @@ A Python tool returns an ``ipywidgets.IntSlider``: the chat shows the slider its
 kernel through JupyterLab's widget manager. Moved with the keyboard in the chat, it changes
 ``slider.value`` in the kernel; set from a cell, it moves in the chat. An anywidget a tool
 returns (a counter defined in the notebook) is live too, and a ``render_tool`` render of a
-widget. A reload shows them live again while their models exist; a closed one shows its text.
-Notebook 7's widget manager shows them live as well.
+widget. A reload shows them live again while their models exist; a closed one, or one whose
+kernel restarted, shows its text. Notebook 7's widget manager shows them live as well.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
 from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.test_transcript_and_liveness import kernel_banner, restart_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -166,6 +167,18 @@ def test_a_render_tool_widget_is_live_and_a_reload_shows_the_widgets_again(lab):
     expect(chat.tool_card("make_counter").locator(".agui-live-widget")).to_have_attribute("data-live", "static")
     expect(chat.tool_card("make_counter").locator(".agui-live-widget")).to_contain_text("A Counter widget")
     expect(readout(chat), "the slider still live").to_have_text("7")
+
+
+def test_a_kernel_restart_leaves_the_widgets_static_text(lab):
+    nb = lab.open([LIVE])
+    chat = ask_for_the_widgets(nb)
+    restart_kernel(nb)
+    expect(kernel_banner(chat)).to_have_count(1)
+    for name, text in (("make_slider", "IntSlider(value=3"), ("make_counter", "A Counter widget")):
+        shown = chat.tool_card(name).locator(".agui-live-widget")
+        expect(shown, f"{name}: its widget gone with the kernel").to_have_attribute("data-live", "static")
+        expect(shown).to_contain_text(text)
+    expect(chat.root.get_by_role("slider")).to_have_count(0)
 
 
 def test_widgets_from_tools_are_live_and_keep_their_keys_in_notebook_7(lab):

@@ -189,17 +189,34 @@ function ThreadRow({ entry, current, why, whyId, now, onDeleted }: RowProps) {
         />
       ) : (
         mode === "show" && (
-          <span class="agui-thread-actions">
-            <button type="button" ref={renameButton} class="agui-tool-btn" aria-label={`Rename ${title}`} aria-describedby={described} title={why || "Rename"} disabled={disabled} onClick={() => setMode("rename")}>
-              <Icon name="edit" />
-            </button>
-            <button type="button" ref={deleteButton} class="agui-tool-btn" aria-label={`Delete ${title}`} aria-describedby={described} title={why || "Delete"} disabled={disabled} onClick={() => setMode("delete")}>
-              <Icon name="trash" />
-            </button>
-          </span>
+          <RowActions title={title} why={why} described={described} renameButton={renameButton} deleteButton={deleteButton} onRename={() => setMode("rename")} onDelete={() => setMode("delete")} />
         )
       )}
     </li>
+  );
+}
+
+type ActionsProps = {
+  title: string;
+  why: string;
+  described: string | undefined;
+  renameButton: RefObject<HTMLButtonElement | null>;
+  deleteButton: RefObject<HTMLButtonElement | null>;
+  onRename: () => void;
+  onDelete: () => void;
+};
+
+/** A thread's Rename and Delete buttons (disabled, saying why, while nothing may change). */
+function RowActions({ title, why, described, renameButton, deleteButton, onRename, onDelete }: ActionsProps) {
+  return (
+    <span class="agui-thread-actions">
+      <button type="button" ref={renameButton} class="agui-tool-btn" aria-label={`Rename ${title}`} aria-describedby={described} title={why || "Rename"} disabled={why !== ""} onClick={onRename}>
+        <Icon name="edit" />
+      </button>
+      <button type="button" ref={deleteButton} class="agui-tool-btn" aria-label={`Delete ${title}`} aria-describedby={described} title={why || "Delete"} disabled={why !== ""} onClick={onDelete}>
+        <Icon name="trash" />
+      </button>
+    </span>
   );
 }
 

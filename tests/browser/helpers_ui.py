@@ -5,7 +5,8 @@
   ``scripts/screenshots.py`` and ``benchmarks/browser_latency.py``;
 - JupyterLab's theme (:func:`set_lab_theme`), colours as the browser resolves them
   (:func:`colours`) and their WCAG contrast (:func:`contrast`);
-- the chat's panels (:func:`show_panel`) and a bounded wait on a condition in the kernel
+- the chat's panels (:func:`show_panel`), the keyboard's way to a control (:func:`shift_tab_to`);
+- a value from the kernel (:func:`kernel_json`) and a bounded wait on a condition in it
   (:func:`wait_in_kernel`).
 """
 
@@ -15,6 +16,7 @@ import contextlib
 import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect, sync_playwright
 
@@ -150,7 +152,38 @@ def show_panel(chat: ChatView, which: str) -> Locator:
     return panel
 
 
+# -- the keyboard ---------------------------------------------------------------------------------
+
+FOCUSED_CONTROL = """(root) => {
+  const el = document.activeElement;
+  if (!el || !root.contains(el)) return null;
+  const row = el.closest("[data-row]");
+  return { label: el.getAttribute("aria-label") || el.textContent.trim(), row: row ? row.getAttribute("data-row") : null };
+}"""
+"""The focused control inside a chat: its accessible name (or text) and the message row it is in."""
+
+
+def shift_tab_to(chat: ChatView, label: str, row: str | None = None, *, max_tabs: int = 80) -> str | None:
+    """Shift+Tab from where the focus is until it is on the control named ``label`` (in the row of
+    message ``row``, when given); returns the row it is in. Fails with the controls the focus went
+    through when ``max_tabs`` presses do not reach it."""
+    seen = []
+    for _ in range(max_tabs):
+        chat.root.page.keyboard.press("Shift+Tab")
+        focused = chat.root.evaluate(FOCUSED_CONTROL)
+        seen.append(focused)
+        if focused and focused["label"] == label and (row is None or focused["row"] == row):
+            return focused["row"]
+    raise AssertionError(f"Shift+Tab never reached {label!r} (row {row}); the focus went through {seen}")
+
+
 # -- the kernel -----------------------------------------------------------------------------------
+
+
+def kernel_json(notebook: NotebookPage, expression: str) -> Any:
+    """The value of a Python expression in the notebook's kernel, through JSON."""
+    out = notebook.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def wait_in_kernel(notebook: NotebookPage, condition: str, timeout: float = 20.0, *, show: str = "None") -> str:

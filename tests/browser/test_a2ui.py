@@ -15,7 +15,7 @@ import json
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, set_lab_theme, wait_in_kernel
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, kernel_json, set_lab_theme, wait_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -95,12 +95,6 @@ def book_table(guest: str) -> dict:
 chat = AgentChat(DemoAgent(delay=0.01), tools=[book_table])
 chat
 """
-
-
-def kernel_json(nb, expression: str):
-    """The value of a Python expression in the notebook's kernel, through JSON."""
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def surface_of(chat) -> Locator:

@@ -14,8 +14,8 @@ import json
 import pytest
 
 from tests.browser.conftest import ChatView, NotebookPage
+from tests.browser.helpers_ui import kernel_json
 from tests.browser.test_lab_views import COUNTED_ACCENT, QUICKSTART
-from tests.browser.test_tool_cards import kernel_json
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,8 @@ import base64
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT, kernel_json
+from tests.browser.helpers_ui import kernel_json
+from tests.browser.test_tool_cards import FOLLOW_UP_TIMEOUT
 from tests.support import png
 
 pytestmark = pytest.mark.browser

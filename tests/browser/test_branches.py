@@ -6,13 +6,11 @@ forks there (‹ 2 / 2 › under the edited message) and Previous version brings
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, kernel_json, set_lab_theme, shift_tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -23,19 +21,6 @@ chat = AgentChat(DemoAgent(delay=0.01))
 chat"""
 
 DEMO = "scripted demo agent"
-MAX_TABS = 60
-
-FOCUSED_CONTROL = """(root) => {
-  const el = document.activeElement;
-  if (!el || !root.contains(el)) return null;
-  const row = el.closest("[data-row]");
-  return { label: el.getAttribute("aria-label") || el.textContent.trim(), row: row ? row.getAttribute("data-row") : null };
-}"""
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def shown_ids(nb: NotebookPage) -> list[str]:
@@ -68,18 +53,6 @@ def assert_readable(where: Locator, theme: str) -> None:
     painted = colours(where)
     ratio = contrast(painted["text"], painted["background"])  # type: ignore[arg-type]
     assert ratio >= 3, f"the version count in the {theme} theme has contrast {ratio:.1f} ({painted})"
-
-
-def shift_tab_to(chat: ChatView, label: str) -> str:
-    """Shift+Tab from where the focus is until it is on a control named ``label``; its row."""
-    seen = []
-    for _ in range(MAX_TABS):
-        chat.root.page.keyboard.press("Shift+Tab")
-        focused = chat.root.evaluate(FOCUSED_CONTROL)
-        seen.append(focused)
-        if focused and focused["label"] == label:
-            return focused["row"]
-    raise AssertionError(f"Shift+Tab never reached {label!r}; the focus went through {seen}")
 
 
 def test_regenerate_keeps_the_first_answer_and_previous_answer_shows_it_again_in_light(lab):

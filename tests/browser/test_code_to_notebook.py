@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.conftest import SESSION_KEY, ChatView, NotebookPage
-from tests.browser.test_tool_cards import kernel_json
+from tests.browser.helpers_ui import kernel_json
 from tests.browser.test_voila import VoilaServer, VoilaSession
 
 pytestmark = pytest.mark.browser

@@ -10,8 +10,17 @@ import json
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.conftest import ChatView
+from tests.browser.helpers_ui import (
+    DARK_THEME,
+    LIGHT_THEME,
+    colours,
+    contrast,
+    kernel_json,
+    set_lab_theme,
+    shift_tab_to,
+    wait_in_kernel,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -27,19 +36,6 @@ chat = AgentChat(DemoAgent(delay=0.01), on_feedback=on_feedback)
 chat"""
 
 COMMENT = "Comment on this answer (optional)"
-MAX_TABS = 60
-
-FOCUSED_CONTROL = """(root) => {
-  const el = document.activeElement;
-  if (!el || !root.contains(el)) return null;
-  const row = el.closest("[data-row]");
-  return { label: el.getAttribute("aria-label") || el.textContent.trim(), row: row ? row.getAttribute("data-row") : null };
-}"""
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def last_answer(chat: ChatView) -> Locator:
@@ -57,18 +53,6 @@ def ask(chat: ChatView, text: str) -> str:
     row_id = last_answer(chat).get_attribute("data-row")
     assert row_id, "the answer's row names its message"
     return row_id
-
-
-def shift_tab_to(chat: ChatView, label: str, row: str) -> None:
-    """Shift+Tab from where the focus is until it is on the control ``label`` of row ``row``."""
-    seen = []
-    for _ in range(MAX_TABS):
-        chat.root.page.keyboard.press("Shift+Tab")
-        focused = chat.root.evaluate(FOCUSED_CONTROL)
-        seen.append(focused)
-        if focused and focused["label"] == label and focused["row"] == row:
-            return
-    raise AssertionError(f"Shift+Tab never reached {label!r} in row {row}; the focus went through {seen}")
 
 
 def assert_readable(button: Locator, theme: str) -> None:

@@ -15,18 +15,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.helpers_ui import show_panel
+from tests.browser.helpers_ui import kernel_json, show_panel
 
 pytestmark = pytest.mark.browser
 
 QUICKSTART = "from agui_widget import AgentChat\n\nchat = AgentChat()\nchat"
 SECONDS = re.compile(r"^\d+\.\d\d s$")
-
-
-def kernel_json(nb, expression: str):
-    """The value of a Python expression in the notebook's kernel, through JSON."""
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def run_name(run_id: str) -> str:

@@ -7,12 +7,11 @@ mouse does; where the focus lands is checked after each step. Waits are on condi
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
+from tests.browser.helpers_ui import kernel_json, shift_tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -32,15 +31,6 @@ def long_answers(messages):
 chat = AgentChat(long_answers)
 chat'''
 
-# How many Tab presses at most to reach a control: the transcript's rows are few here.
-MAX_TABS = 80
-
-FOCUSED_CONTROL = """(root) => {
-  const el = document.activeElement;
-  if (!el || !root.contains(el)) return null;
-  const row = el.closest("[data-row]");
-  return { label: el.getAttribute("aria-label") || el.textContent.trim(), row: row ? row.getAttribute("data-row") : null };
-}"""
 
 # The edit box lies within the transcript's scroll box, on screen.
 IN_VIEW = """(root) => {
@@ -53,11 +43,6 @@ IN_VIEW = """(root) => {
 }"""
 
 
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
-
-
 def type_and_send(chat: ChatView, text: str) -> None:
     """Focus the message box, type, Enter: no mouse."""
     box = chat.message_box
@@ -65,20 +50,6 @@ def type_and_send(chat: ChatView, text: str) -> None:
     box.press_sequentially(text)
     box.press("Enter")
     expect(box, f"the message box was not emptied after sending {text!r}").to_have_value("")
-
-
-def shift_tab_to(chat: ChatView, label: str, row: str | None = None) -> None:
-    """Shift+Tab from where the focus is until it is on the control named `label` (in the row of
-    message `row`, when given)."""
-    page = chat.root.page
-    seen = []
-    for _ in range(MAX_TABS):
-        page.keyboard.press("Shift+Tab")
-        focused = chat.root.evaluate(FOCUSED_CONTROL)
-        seen.append(focused)
-        if focused and focused["label"] == label and (row is None or focused["row"] == row):
-            return
-    raise AssertionError(f"Shift+Tab never reached {label!r} (row {row}); the focus went through {seen}")
 
 
 def message_ids(nb: NotebookPage) -> list[str]:

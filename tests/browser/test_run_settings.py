@@ -5,13 +5,10 @@ run's ``RunAgentInput.forwardedProps``."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, set_lab_theme, wait_in_kernel
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, kernel_json, set_lab_theme, wait_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -30,11 +27,6 @@ chat = AgentChat(
     settings={"model": ["gpt-4o-mini", "llama3.2"], "temperature": (0.0, 2.0, 0.7), "stream": True},
 )
 chat"""
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("theme", [LIGHT_THEME, DARK_THEME])

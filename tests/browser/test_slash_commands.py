@@ -12,8 +12,8 @@ import pathlib
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.conftest import ChatView
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, kernel_json, set_lab_theme, wait_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -30,11 +30,6 @@ def shout(chat, args):
 chat = AgentChat(DemoAgent(delay=0.01), commands={"shout": shout})
 first_thread = chat.thread_id
 chat"""
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def run_help_by_keyboard(chat: ChatView) -> None:

@@ -10,14 +10,13 @@ The demo agent answers (agui_widget/adapters/_demo.py), or small agents defined 
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import JSHandle, Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, kernel_json, set_lab_theme, wait_in_kernel
 
 pytestmark = pytest.mark.browser
 
@@ -110,11 +109,6 @@ def watched(handle: JSHandle) -> dict:
 
 def badge_of(chat: ChatView, name: str) -> Locator:
     return chat.tool_card(name).locator(".agui-tool-head .agui-badge")
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def no_error_notices(chat: ChatView, where: str) -> None:

@@ -19,6 +19,7 @@ from tests.browser.helpers_ui import (
     LIGHT_THEME,
     colours,
     contrast,
+    kernel_json,
     lab_theme,
     set_lab_theme,
     show_panel,
@@ -28,12 +29,6 @@ from tests.browser.helpers_ui import (
 pytestmark = pytest.mark.browser
 
 QUICKSTART = "from agui_widget import AgentChat\n\nchat = AgentChat()\nchat"
-
-
-def kernel_json(nb, expression: str):
-    """The value of a Python expression in the notebook's kernel, through JSON."""
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 # -- (a) the state panel --------------------------------------------------------------------------

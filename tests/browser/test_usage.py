@@ -6,13 +6,11 @@ muted text reads against the chat's background."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from playwright.sync_api import Locator, expect
 
-from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme
+from tests.browser.conftest import ChatView
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, kernel_json, set_lab_theme
 
 pytestmark = pytest.mark.browser
 
@@ -31,11 +29,6 @@ def used(text, tokens_in, tokens_out):
 model = ScriptedChatModel([used("Sunny in Paris.", 1234, 56), used("Still sunny.", 32000, 20)], profile={"max_input_tokens": 128000})
 chat = AgentChat(LangChainAgent(model))
 chat"""
-
-
-def kernel_json(nb: NotebookPage, expression: str):
-    out = nb.run_cell(f"import json as _json\nprint(_json.dumps({expression}))").text
-    return json.loads(out.strip().splitlines()[-1])
 
 
 def usage_of(chat: ChatView, index: int) -> Locator:

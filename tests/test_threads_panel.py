@@ -340,3 +340,10 @@ async def test_switch_command_finds_a_thread_by_id_title_or_part_of_its_title() 
     assert "no thread matches 'birds'" in switch("birds")["error"]
     assert "needs a thread's title or id" in switch("  ")["error"]
     assert chat.thread_id == first and chat.of_kind("notice") == []
+
+
+def test_a_chat_made_with_messages_and_setting_values_saves_the_thread_with_its_settings(tmp_path: Any) -> None:
+    path = tmp_path / "threads.db"
+    given = [{"id": "u1", "role": "user", "content": "hi"}]
+    chat = AgentChat(echo, store=path, thread_id="a", messages=given, settings=SPEC, setting_values={"model": "llama3.2"})
+    assert SQLiteThreadStore(path).load("a").settings == chat.setting_values

@@ -232,8 +232,9 @@ class Threads:
         """The thread changed; with a store, save once this burst of changes is over.
 
         During a turn only the mark is set: the turn's end saves (see :meth:`turn_may_have_ended`).
+        Before :meth:`attach` nothing is marked: the chat is still being made from what was given.
         """
-        if self._loading:
+        if self._loading or self._session is None:
             return
         self.dirty = True
         if not self._persist or self.session.active is not None or self._save_handle is not None:

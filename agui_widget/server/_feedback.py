@@ -13,18 +13,17 @@ import asyncio
 import dataclasses
 import functools
 import inspect
-import json
 import logging
 from typing import Any, Literal
 
 from fastapi import Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from ..vocabulary._feedback import MAX_COMMENT, FeedbackHook, call_feedback_hook, checked_hook, feedback_of, rated
-from ..vocabulary._unicode import lone_surrogate_path
 from ._auth import user_of
+from ._request import json_refusal, small_json_body
 from ._threads import thread_refusal
 
 __all__ = ["FeedbackRoute", "feedback_route"]
@@ -59,20 +58,11 @@ class FeedbackRoute:
         self.hook = hook
 
     async def post(self, request: Request) -> JSONResponse:
-        body = await _read_body(request)
-        if isinstance(body, JSONResponse):
-            return body
-        where = lone_surrogate_path(body)
-        if where is not None:
-            return _refusal(422, f"The request body holds a lone UTF-16 surrogate (half a character) at {where}.")
-        try:
-            given = FeedbackBody.model_validate(body)
-        except ValidationError as exc:
-            where = "; ".join(
-                f"{'.'.join(str(part) for part in error['loc']) or 'body'}: {error['msg']}"
-                for error in exc.errors(include_input=False, include_url=False)[:5]
-            )
-            return _refusal(422, f"The request body is not valid feedback ({where}).")
+        given = await small_json_body(
+            request, FeedbackBody, limit=MAX_FEEDBACK_BYTES, name="A feedback body", shape="valid feedback"
+        )
+        if isinstance(given, JSONResponse):
+            return given
         user = user_of(request)
         message: dict[str, Any] = {"id": given.message_id}
         if self.store is not None:
@@ -93,15 +83,15 @@ class FeedbackRoute:
         """The stored answer, rated and saved; or the refusal (404, 403, 422)."""
         record = await asyncio.to_thread(self.store.load, given.thread_id)
         if record is None:
-            return _refusal(404, f"No saved thread {given.thread_id!r}.")
+            return json_refusal(404, f"No saved thread {given.thread_id!r}.")
         if user is not None and getattr(record, "user", None) not in (None, user):
             return thread_refusal(given.thread_id)
         try:
             messages, message = rated(record.messages, given.message_id, given.rating, given.comment)
         except KeyError:
-            return _refusal(404, f"Thread {given.thread_id!r} has no message {given.message_id!r}.")
+            return json_refusal(404, f"Thread {given.thread_id!r} has no message {given.message_id!r}.")
         except ValueError as exc:
-            return _refusal(422, f"{exc}.")
+            return json_refusal(422, f"{exc}.")
         changed = dataclasses.replace(record, messages=messages, user=record.user or user)
         save = self.store.save
         if "seen" in inspect.signature(save).parameters:  # a store that merges writers keeps others' turns
@@ -112,7 +102,7 @@ class FeedbackRoute:
             return thread_refusal(given.thread_id)
         except Exception:
             log.exception("agui-widget: could not save the rating into thread %s", given.thread_id)
-            return _refusal(503, "The rating could not be saved; try again later.")
+            return json_refusal(503, "The rating could not be saved; try again later.")
         return message
 
     async def _tell_hook(self, message: dict[str, Any], given: FeedbackBody, comment: str | None, user: str | None) -> bool:
@@ -141,25 +131,3 @@ def _extra_arguments(hook: Any, **offered: Any) -> dict[str, Any]:
         return offered
     names = {p.name for p in parameters if p.kind in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)}
     return {name: value for name, value in offered.items() if name in names}
-
-
-async def _read_body(request: Request) -> Any:
-    """The body as JSON, or the refusal: 413 when over :data:`MAX_FEEDBACK_BYTES`, 400 when not JSON."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > MAX_FEEDBACK_BYTES:
-        return _refusal(413, f"A feedback body is at most {MAX_FEEDBACK_BYTES} bytes.")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_FEEDBACK_BYTES:
-            return _refusal(413, f"A feedback body is at most {MAX_FEEDBACK_BYTES} bytes.")
-        chunks.append(chunk)
-    try:
-        return json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        return _refusal(400, "The request body is not JSON.")
-
-
-def _refusal(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)

@@ -25,15 +25,24 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Coroutine
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from fastapi.routing import APIRoute
+from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from ..vocabulary._unicode import lone_surrogate_path
 
-__all__ = ["DEFAULT_MAX_BODY_BYTES", "MAX_JSON_DEPTH", "RunRoute", "check_body_limit", "run_route"]
+__all__ = [
+    "DEFAULT_MAX_BODY_BYTES",
+    "MAX_JSON_DEPTH",
+    "RunRoute",
+    "check_body_limit",
+    "json_refusal",
+    "run_route",
+    "small_json_body",
+]
 
 DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024
 """10 MiB: a long transcript with a few inline images fits; a runaway client does not."""
@@ -195,3 +204,40 @@ def declared_length(request: Request) -> int:
 def escape_surrogates(text: str) -> str:
     """``text`` with any surrogate written as its ``\\udXXX`` escape, so it can go in a response."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+Body = TypeVar("Body", bound=BaseModel)
+
+
+def json_refusal(status: int, detail: str) -> JSONResponse:
+    """A refusal as the server's small routes word one: ``{"detail": ...}`` under its status."""
+    return JSONResponse({"detail": detail}, status_code=status)
+
+
+async def small_json_body(request: Request, model: type[Body], *, limit: int, name: str, shape: str) -> Body | JSONResponse:
+    """A small route's body (a rating, a rename) checked against ``model``; or the refusal: 413
+    over ``limit`` bytes (declared or read: reading stops there), 400 when it is not JSON, 422 when
+    it holds a lone surrogate or is not ``shape``. ``name`` says whose body it is, in the 413."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        return json_refusal(413, f"{name} is at most {limit} bytes.")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            return json_refusal(413, f"{name} is at most {limit} bytes.")
+        chunks.append(chunk)
+    try:
+        raw = json.loads(b"".join(chunks))
+    except (ValueError, RecursionError):
+        return json_refusal(400, "The request body is not JSON.")
+    where = lone_surrogate_path(raw)
+    if where is not None:
+        return json_refusal(422, f"The request body holds a lone UTF-16 surrogate (half a character) at {where}.")
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_input=False, include_url=False)[:5]
+        where = "; ".join(f"{'.'.join(str(part) for part in error['loc']) or 'body'}: {error['msg']}" for error in errors)
+        return json_refusal(422, f"The request body is not {shape} ({where}).")

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 from typing import Any
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..vocabulary._unicode import lone_surrogate_path
 from ._auth import user_of
+from ._request import json_refusal, small_json_body
 from ._threads import record_summary, thread_refusal
 
 __all__ = ["RenameBody", "ThreadEdits"]
@@ -44,12 +43,12 @@ class ThreadEdits:
         self.store = store
 
     async def rename(self, thread_id: str, request: Request) -> Response:
-        body = await _rename_body(request)
+        body = await small_json_body(request, RenameBody, limit=MAX_BODY_BYTES, name="A rename's body", shape='{"title": "..."}')
         if isinstance(body, Response):
             return body
         title = " ".join(body.title.split())
         if len(title) > MAX_TITLE:
-            return _refusal(422, f"A thread's title is at most {MAX_TITLE} characters, not {len(title)}.")
+            return json_refusal(422, f"A thread's title is at most {MAX_TITLE} characters, not {len(title)}.")
         record = await self._owned(thread_id, request)
         if isinstance(record, Response):
             return record
@@ -72,41 +71,11 @@ class ThreadEdits:
         """The stored thread, when the caller may change it; else the refusal (404, 403)."""
         record = await asyncio.to_thread(self.store.load, thread_id)
         if record is None:
-            return _refusal(404, f"No saved thread {thread_id!r}.")
+            return json_refusal(404, f"No saved thread {thread_id!r}.")
         user = user_of(request)
         owner = getattr(record, "user", None)
         if user is not None and owner is not None and owner != user:
             return thread_refusal(thread_id)
         if user is not None and owner is None:
-            return _refusal(403, f"Thread {thread_id!r} belongs to no user: it is not yours to change.")
+            return json_refusal(403, f"Thread {thread_id!r} belongs to no user: it is not yours to change.")
         return record
-
-
-async def _rename_body(request: Request) -> RenameBody | JSONResponse:
-    """The body, checked; or the refusal: 413 over :data:`MAX_BODY_BYTES`, 400 when not JSON,
-    422 when not ``{"title": "..."}``."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            return _refusal(413, f"A rename's body is at most {MAX_BODY_BYTES} bytes.")
-        chunks.append(chunk)
-    try:
-        raw = json.loads(b"".join(chunks))
-    except (ValueError, RecursionError):
-        return _refusal(400, "The request body is not JSON.")
-    if lone_surrogate_path(raw) is not None:
-        return _refusal(422, "The title holds a lone UTF-16 surrogate (half a character).")
-    try:
-        return RenameBody.model_validate(raw)
-    except ValidationError as exc:
-        where = "; ".join(
-            f"{'.'.join(str(part) for part in error['loc']) or 'body'}: {error['msg']}"
-            for error in exc.errors(include_input=False, include_url=False)[:5]
-        )
-        return _refusal(422, f'The request body is not {{"title": "..."}} ({where}).')
-
-
-def _refusal(status: int, detail: str) -> JSONResponse:
-    return JSONResponse({"detail": detail}, status_code=status)

@@ -1,4 +1,5 @@
-"""Shared by the tests of what a chat sends to its views: a chat that keeps those messages."""
+"""Shared by the tests of what a chat sends to its views: a chat that keeps those messages, and an
+agent that counts its runs."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import json
 from typing import Any
 
 from agui_widget import AgentChat
+from agui_widget.adapters import AgentAdapter, EventStream
 
 
 class Captured(AgentChat):
@@ -28,3 +30,14 @@ class Captured(AgentChat):
 
     def wire_events(self) -> list[dict[str, Any]]:
         return [e for batch in self.of_kind("events") for e in batch["events"]]
+
+
+class Counting(AgentAdapter):
+    """Keeps each run's input and answers "answer <n>"."""
+
+    def __init__(self) -> None:
+        self.inputs: list[Any] = []
+
+    async def _events(self, input: Any, stream: EventStream) -> Any:
+        self.inputs.append(input)
+        yield stream.text(f"answer {len(self.inputs)}")

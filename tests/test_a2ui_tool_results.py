@@ -31,13 +31,12 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import tool
 
 from agui_widget import DemoAgent, ReplayAgent
-from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.adapters._demo import A2UI_BASIC_CATALOG
 from agui_widget.adapters.langchain import LangChainAgent, agui_middleware
 from agui_widget.pipeline._recording import read_recording
 from agui_widget.session._a2ui import action_text
 
-from .genui_support import Captured
+from .genui_support import Captured, Counting
 from .langchain_fakes import ai, call, model
 from .support import until
 
@@ -241,17 +240,6 @@ async def test_a_python_tools_other_answers_draw_nothing():
 
 
 # -- regenerate --------------------------------------------------------------------------------------
-
-
-class Counting(AgentAdapter):
-    """Keeps each run's input and answers "answer <n>"."""
-
-    def __init__(self) -> None:
-        self.inputs: list[Any] = []
-
-    async def _events(self, input, stream: EventStream):
-        self.inputs.append(input)
-        yield stream.text(f"answer {len(self.inputs)}")
 
 
 def click(chat: Captured, action: dict[str, Any]) -> None:

@@ -16,22 +16,10 @@ from hypothesis import given, seed, settings
 from hypothesis import strategies as st
 
 from agui_widget import AgentChat
-from agui_widget.adapters import AgentAdapter, EventStream
 from agui_widget.session._branches import MAX_VERSIONS, Branches
 
-from .genui_support import Captured
+from .genui_support import Captured, Counting
 from .support import until
-
-
-class Counting(AgentAdapter):
-    """Keeps each run's input and answers "answer <n>"."""
-
-    def __init__(self) -> None:
-        self.inputs: list[Any] = []
-
-    async def _events(self, input, stream: EventStream):
-        self.inputs.append(input)
-        yield stream.text(f"answer {len(self.inputs)}")
 
 
 def shape(chat: AgentChat) -> list[str]:

@@ -14,7 +14,7 @@ import pytest
 from ag_ui.core import EventType, RunAgentInput
 from fastapi import HTTPException, Request
 
-from agui_widget import AgentChat, MemoryThreadStore, SQLiteThreadStore
+from agui_widget import AgentChat, MemoryThreadStore
 from agui_widget.adapters import DemoAgent
 from agui_widget.server import create_app
 from agui_widget.server._cli import read_tokens
@@ -150,22 +150,6 @@ def test_tokens_must_be_usable() -> None:
             create_app(DemoAgent(delay=0), auth=bad)
     with pytest.raises(TypeError, match="auth= takes"):
         create_app(DemoAgent(delay=0), auth=42)  # type: ignore[arg-type]
-
-
-@pytest.fixture(params=["memory", "sqlite", "postgresql"])
-def thread_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryThreadStore()
-    elif request.param == "sqlite":
-        store = SQLiteThreadStore(tmp_path / "class.db")
-        yield store
-        store.close()
-    else:
-        from agui_widget.stores._postgres import PostgresThreadStore
-
-        store = PostgresThreadStore(request.getfixturevalue("postgres_dsn"))
-        yield store
-        store.close()
 
 
 async def test_a_user_can_neither_list_read_nor_continue_another_users_thread(thread_store: Any) -> None:

@@ -5,34 +5,17 @@ not hold is a 404 and a bad title a 422, and neither changes anything."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from agui_widget import MemoryThreadStore, SQLiteThreadStore
+from agui_widget import MemoryThreadStore
 from agui_widget.adapters import DemoAgent
 from agui_widget.server import create_app
 
 from .support import make_input, user
 from .test_server import body
 from .test_server_auth import TOKENS, bearer, client_of, fresh_input
-
-
-@pytest.fixture(params=["memory", "sqlite", "postgresql"])
-def thread_store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    if request.param == "memory":
-        yield MemoryThreadStore()
-    elif request.param == "sqlite":
-        store = SQLiteThreadStore(tmp_path / "served.db")
-        yield store
-        store.close()
-    else:
-        from agui_widget.stores._postgres import PostgresThreadStore
-
-        store = PostgresThreadStore(request.getfixturevalue("postgres_dsn"))
-        yield store
-        store.close()
 
 
 def listing(response: Any) -> dict[str, str]:

@@ -63,7 +63,11 @@ class ChatExports:
         from ._notebook import notebook_of, write_notebook  # nbformat loads with the first notebook
 
         notebook = notebook_of(
-            self.messages, self._session.tools, agent=self._agent_label(), thread_id=self.thread_id, assistant=self._assistant_label()
+            self.messages,
+            self._session.tools,
+            agent=self._agent_label(),
+            thread_id=self.thread_id,
+            assistant=self._assistant_label(),
         )
         return write_notebook(notebook, path)
 

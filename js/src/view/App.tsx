@@ -1,11 +1,12 @@
 /** The chat view: a toolbar (state panel, event inspector, clear), the transcript (scrolling,
  * following the stream), what the chat waits for, a status line, notices, and the input, in a
  * box of a fixed height (the `height` trait, or the resize handle) that the panels share. */
-import { useCallback, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useCallback, useEffect, useErrorBoundary, useLayoutEffect, useRef, useState } from "preact/hooks";
 import { warn } from "../util/log";
 import { Composer } from "./Composer";
 import { ViewCtx, type ViewContext, useView } from "./context";
 import { useAutoScroll, useTrait } from "./hooks";
+import { keepKeysFromTheNotebook, keepKeysInTheChat } from "./keys";
 import { ContextPanel } from "./ContextPanel";
 import { EventInspector } from "./EventInspector";
 import { ErrorBanner, MessageList, QueuedList } from "./MessageList";
@@ -41,34 +42,6 @@ function Boundary() {
     );
   }
   return <Chat />;
-}
-
-/**
- * Keys typed in the chat belong to the chat, not to the notebook around it.
- *
- * JupyterLab (and Notebook 7) skip their shortcuts for events from inside an element marked
- * `data-lm-suppress-shortcuts`, so typing cannot run, add or delete cells. Text-editing keys
- * typed in our boxes stop here, before they bubble to the notebook. Lab also cancels the
- * browser's line breaks and undo inside a notebook, from a listener it puts on the box itself:
- * the boxes do those themselves (./keys.ts). Other Ctrl/Cmd combinations go through with the
- * mark lifted for that key's dispatch, so Ctrl+S still saves the notebook.
- */
-const SUPPRESS = "data-lm-suppress-shortcuts";
-const EDITING_COMBOS = new Set(["a", "c", "v", "x", "z", "y", "backspace", "delete", "home", "end", "arrowleft", "arrowright", "arrowup", "arrowdown"]);
-
-function keepKeysInTheChat(event: KeyboardEvent) {
-  const target = event.target as Element | null;
-  const editing = !!target?.closest?.("textarea, input, select, [contenteditable]");
-  const modified = event.ctrlKey || event.metaKey;
-  if (editing && (!modified || event.key === "Enter" || EDITING_COMBOS.has(event.key.toLowerCase()))) {
-    event.stopPropagation();
-    return;
-  }
-  if (modified && event.key !== "Enter") {
-    const node = event.currentTarget as HTMLElement;
-    node.removeAttribute(SUPPRESS);
-    setTimeout(() => node.setAttribute(SUPPRESS, "true"), 0);
-  }
 }
 
 /** Wider than this (px), the State and Events panels sit beside the transcript; narrower,
@@ -112,6 +85,8 @@ function Chat() {
   const { follower } = useView();
   // Heard from the first render on: a button pressed at once must not find nobody listening.
   useLayoutEffect(() => follower.subscribe((following) => (following ? pin() : unpin())), [follower, pin, unpin]);
+  // Keys pressed in the chat are the chat's, not the notebook's shortcuts (./keys.ts).
+  useEffect(() => keepKeysFromTheNotebook(shell.current?.ownerDocument.defaultView ?? window), []);
   const { height, resize, reset } = useChatHeight();
   const wide = useWiderThan(shell, SIDE_BY_SIDE_WIDTH);
   const [showState, setShowState] = useState(false);

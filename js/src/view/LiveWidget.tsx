@@ -8,6 +8,8 @@
  * does (a Lumino widget attached to our element). Until then, and for good when there is no
  * manager (a served page), the model is gone (a restarted kernel, a saved notebook) or it closes
  * later, the bundle's static parts stand in. The view of the widget is disposed with this one.
+ * Keys pressed in it are the widget's, not the notebook's shortcuts, as in all of the chat
+ * (./keys.ts).
  */
 import type { ComponentChildren } from "preact";
 import { useContext, useEffect, useRef, useState } from "preact/hooks";
@@ -86,37 +88,6 @@ export function disposeView(view: WidgetViewLike): void {
 
 type Live = "waiting" | "live" | "static";
 
-/**
- * Keys typed in a live widget belong to the widget. Notebook 7 matches its command-mode shortcuts
- * (arrows, Enter, A, B...) before the page's other listeners (in the capture phase), and their
- * selector, `.jp-Notebook.jp-mod-commandMode:not(.jp-mod-readWrite) :focus`, is met by the
- * widget's focused slider handle or button itself, whatever its ancestors say. For the length of
- * one key's dispatch the notebook around the widget is marked as editing, as it is while a text
- * box has the focus.
- */
-function keepKeysInLiveWidgets(event: KeyboardEvent): void {
-  if (event.ctrlKey || event.metaKey || event.altKey) return;
-  const target = event.target instanceof Element ? event.target : null;
-  if (!target?.closest(".agui-live-widget-host")) return;
-  const notebook = target.closest(".jp-Notebook");
-  if (!notebook || notebook.classList.contains("jp-mod-readWrite")) return;
-  notebook.classList.add("jp-mod-readWrite");
-  setTimeout(() => notebook.classList.remove("jp-mod-readWrite"), 0);
-}
-
-let keyListeners = 0;
-
-/** Listens (once for the page, while any live widget is shown) before the notebook does. */
-function useKeysKeptInLiveWidgets(live: boolean): void {
-  useEffect(() => {
-    if (!live) return;
-    if (keyListeners++ === 0) window.addEventListener("keydown", keepKeysInLiveWidgets, true);
-    return () => {
-      if (--keyListeners === 0) window.removeEventListener("keydown", keepKeysInLiveWidgets, true);
-    };
-  }, [live]);
-}
-
 /** The widget a bundle names, live when the page's widget manager has its model; `children`
  * (the static bundle) otherwise. */
 export function LiveWidget({ modelId, children }: { modelId: string; children: ComponentChildren }) {
@@ -169,7 +140,6 @@ export function LiveWidget({ modelId, children }: { modelId: string; children: C
       detach?.();
     };
   }, [modelId, manager]);
-  useKeysKeptInLiveWidgets(state === "live");
   return (
     <div class="agui-bundle agui-live-widget" data-mime={WIDGET_VIEW} data-live={state}>
       <div ref={hostRef} class="agui-live-widget-host" />

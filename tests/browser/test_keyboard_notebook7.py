@@ -5,7 +5,8 @@ a cell's output sees the key: their selectors match any focused element of the n
 not a text box. In the chat the controls get their keys (js/src/view/keys.ts): a toolbar button
 opens its panel with Enter and Space, an arrow moves the run settings' slider, Regenerate and
 "Previous answer" work, and the notebook's cells stay as they were throughout. With the focus
-outside the chat the notebook's shortcuts still work.
+outside the chat the notebook's shortcuts still work. JupyterLab ran the same shortcuts after the
+control saw the key; there too the notebook is left alone.
 
 Focus moves with Tab and Shift+Tab, keys are pressed as a person without a mouse does; waits are
 on conditions and bounded.
@@ -151,3 +152,22 @@ def test_the_chat_is_usable_from_the_keyboard_alone_in_notebook_7(lab):
     wait_in_kernel(nb, "abs(chat.setting_values['temperature'] - 0.6) < 1e-9", show="chat.setting_values")
     shown = kernel_json(nb, "[m['id'] for m in chat.messages if m['role'] == 'assistant']")
     assert shown == [first_answer], f"the kernel's transcript shows {shown}, not the first answer {first_answer}"
+
+
+def test_command_mode_keys_on_a_chat_button_leave_the_notebook_alone_in_jupyterlab_too(lab):
+    # JupyterLab ran them after the button saw the key: ArrowDown moved to the next cell, A added one.
+    nb = lab.open([CHAT, "x = 1"])
+    chat = nb.chat()
+    page = nb.page
+    page.evaluate(SELECT_CELL, [nb.name, 1])
+    page.keyboard.press("ArrowUp")
+    page.wait_for_function("p => window.__aguiTest.panel(p).content.activeCellIndex === 0", arg=nb.name)
+    cells = notebook_state(nb)
+    tab_until(chat, "chat: textarea[textarea] Message")
+    shift_tab_to(chat, "Show state")
+    for key in COMMAND_MODE_KEYS:
+        page.keyboard.press(key)
+    expect(chat.button("Show state"), "command-mode keys leave the focus on the button").to_be_focused()
+    page.keyboard.press("Enter")
+    expect(chat.button("Show state")).to_have_attribute("aria-pressed", "true")
+    assert_unchanged(nb, cells, "arrows, letters and Enter on a toolbar button")

@@ -346,4 +346,5 @@ def test_a_chat_made_with_messages_and_setting_values_saves_the_thread_with_its_
     path = tmp_path / "threads.db"
     given = [{"id": "u1", "role": "user", "content": "hi"}]
     chat = AgentChat(echo, store=path, thread_id="a", messages=given, settings=SPEC, setting_values={"model": "llama3.2"})
+    assert chat.setting_values == {"model": "llama3.2", "temperature": 0.7}, "the values given win over the defaults"
     assert SQLiteThreadStore(path).load("a").settings == chat.setting_values

@@ -145,8 +145,11 @@ class ChatRunSettings(traitlets.HasTraits):
 
     @traitlets.observe("settings")
     def _spec_changed(self, change: Any) -> None:
+        """The values that still fit the new spec stay (``setting_values=`` given with ``settings=``
+        wins over what the store kept, as ``messages=`` and ``state=`` do); the rest come from the
+        store, else the defaults."""
         self._kept_values().clear()
-        self._follow(self._stored(self._session.thread_id))
+        self._follow({**self._stored(self._session.thread_id), **self._fitting(self.setting_values)})
 
     @traitlets.observe("setting_values")
     def _values_changed(self, change: Any) -> None:
@@ -158,15 +161,18 @@ class ChatRunSettings(traitlets.HasTraits):
 
     def _stored(self, thread_id: str) -> dict[str, Any]:
         """What the store kept of the thread's values that the spec still takes (the defaults for the rest)."""
-        stored = self._threads.stored_settings(thread_id) or {}
+        return {**self._defaults(), **self._fitting(self._threads.stored_settings(thread_id) or {})}
+
+    def _fitting(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The values the spec still takes (one it no longer takes: its default stands)."""
         fitting = {}
-        for name, value in stored.items():
+        for name, value in values.items():
             if name in self.settings:
                 try:
                     fitting[name] = checked_value(name, self.settings[name], value)
                 except ValueError:
-                    continue  # the spec changed since: the default stands
-        return {**self._defaults(), **fitting}
+                    continue
+        return fitting
 
     def _follow(self, values: dict[str, Any]) -> None:
         """Show a thread's values, which are its own already (nothing new to save)."""

@@ -4,7 +4,7 @@
   temporary root, Debian's Chromium through Playwright) outside pytest, for
   ``scripts/screenshots.py`` and ``benchmarks/browser_latency.py``;
 - JupyterLab's theme (:func:`set_lab_theme`), colours as the browser resolves them
-  (:func:`colours`) and their WCAG contrast (:func:`contrast`);
+  (:func:`colours`), their WCAG contrast (:func:`contrast`) and a text's (:func:`readable`);
 - the chat's panels (:func:`show_panel`), the keyboard's way to a control (:func:`shift_tab_to`);
 - a value from the kernel (:func:`kernel_json`) and a bounded wait on a condition in it
   (:func:`wait_in_kernel`).
@@ -139,6 +139,14 @@ def contrast(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 # -- the chat's panels ----------------------------------------------------------------------------
+
+
+def readable(element: Locator, what: str, minimum: float = 4.5) -> None:
+    """The element's text has at least ``minimum`` contrast with what is painted behind it (WCAG:
+    4.5 for text, 3 for large text and a control's icon)."""
+    painted = colours(element)
+    ratio = contrast(painted["text"], painted["background"])  # type: ignore[arg-type]
+    assert ratio >= minimum, f"{what}: contrast {ratio:.2f} < {minimum} ({painted})"
 
 
 def show_panel(chat: ChatView, which: str) -> Locator:

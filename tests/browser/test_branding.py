@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, readable, set_lab_theme
 
 pytestmark = pytest.mark.browser
 
@@ -30,13 +30,6 @@ chat = AgentChat(
 )
 chat
 """
-
-
-def readable(element: Locator, what: str, minimum: float = 4.5) -> None:
-    """The element's text has at least ``minimum`` contrast with what is behind it."""
-    painted = colours(element)
-    ratio = contrast(painted["text"], painted["background"])  # type: ignore[arg-type]
-    assert ratio >= minimum, f"{what}: contrast {ratio:.2f} < {minimum} ({painted})"
 
 
 def welcome(chat: ChatView) -> Locator:

@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, readable, set_lab_theme, wait_in_kernel
 from tests.browser.test_transcript_and_liveness import kernel_banner, restart_kernel
 
 pytestmark = pytest.mark.browser
@@ -87,12 +87,6 @@ def readout(chat: ChatView) -> Locator:
     return live(chat.tool_card("make_slider")).locator(".widget-readout")
 
 
-def readable(element: Locator, what: str, minimum: float = 3.0) -> None:
-    painted = colours(element)
-    ratio = contrast(painted["text"], painted["background"])  # type: ignore[arg-type]
-    assert ratio >= minimum, f"{what}: contrast {ratio:.2f} < {minimum} ({painted})"
-
-
 def ask_for_the_widgets(nb: NotebookPage) -> ChatView:
     chat = nb.chat()
     chat.send("call make_slider")
@@ -124,11 +118,11 @@ def test_a_slider_and_an_anywidget_from_tools_are_live_in_light_and_dark(lab):
     wait_in_kernel(nb, "counter.count == 1", show="counter.count")
     nb.run_cell("counter.count = 5")
     expect(live(chat.tool_card("make_counter")).locator(".test-counter")).to_have_text("count is 5")
-    readable(chat.tool_card("make_slider").locator(".widget-label").first, "the slider's label (light)")
+    readable(chat.tool_card("make_slider").locator(".widget-label").first, "the slider's label (light)", 3)
 
     set_lab_theme(nb.page, DARK_THEME)
     try:
-        readable(chat.tool_card("make_slider").locator(".widget-label").first, "the slider's label (dark)")
+        readable(chat.tool_card("make_slider").locator(".widget-label").first, "the slider's label (dark)", 3)
         handle.focus()
         handle.press("ArrowLeft")
         wait_in_kernel(nb, "slider.value == 7", show="slider.value")

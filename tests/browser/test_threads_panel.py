@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Locator, expect
 
 from tests.browser.conftest import ChatView, NotebookPage
-from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, colours, contrast, set_lab_theme, wait_in_kernel
+from tests.browser.helpers_ui import DARK_THEME, LIGHT_THEME, readable, set_lab_theme, wait_in_kernel
 from tests.browser.test_accessibility import prepare_axe, violations
 
 pytestmark = pytest.mark.browser
@@ -55,12 +55,6 @@ def rows(chat: ChatView) -> Locator:
 
 def row(chat: ChatView, title: str) -> Locator:
     return rows(chat).filter(has=chat.root.page.locator(".agui-thread-title", has_text=title))
-
-
-def readable(element: Locator, what: str, minimum: float = 4.5) -> None:
-    painted = colours(element)
-    ratio = contrast(painted["text"], painted["background"])  # type: ignore[arg-type]
-    assert ratio >= minimum, f"{what}: contrast {ratio:.2f} < {minimum} ({painted})"
 
 
 def check_readable(chat: ChatView, theme: str) -> None:

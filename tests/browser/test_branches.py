@@ -62,6 +62,9 @@ def test_regenerate_keeps_the_first_answer_and_previous_answer_shows_it_again_in
     question = kernel_json(nb, "chat.messages[0]['id']")
     last_answer(chat).hover()
     chat.button("Regenerate").click()
+    # The count shows once the new answer's run is over (the status may still read idle right
+    # after the click: the request has not reached the kernel yet).
+    expect(count_of(last_answer(chat)), "the regenerated answer's count").to_have_text("2 / 2")
     chat.wait_idle()
     second = last_answer(chat).get_attribute("data-row")
     assert second and second != first
@@ -122,8 +125,8 @@ def test_editing_the_first_message_of_two_turns_forks_there_in_dark_by_keyboard(
         chat.message_box.focus()
         shift_tab_to(chat, "Regenerate")
         nb.page.keyboard.press("Enter")
+        expect(count_of(last_answer(chat)), "the regenerated answer's count").to_have_text("2 / 2")
         chat.wait_idle()
-        expect(count_of(last_answer(chat))).to_have_text("2 / 2")
         chat.message_box.focus()
         shift_tab_to(chat, "Previous answer")
         nb.page.keyboard.press("Enter")

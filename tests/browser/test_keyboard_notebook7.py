@@ -83,16 +83,22 @@ def assert_unchanged(nb: NotebookPage, before: dict[str, Any], after_what: str) 
     assert notebook_state(nb) == before, f"the notebook's cells or active cell changed after {after_what}"
 
 
-def test_the_chat_is_usable_from_the_keyboard_alone_in_notebook_7(lab):
-    nb = lab.open([CHAT, "x = 1"], ui="notebook")
+def open_on_the_chats_cell(lab: Any, ui: str = "lab") -> tuple[Any, Any, Any]:
+    """The chat's notebook with a cell after it, opened in ``ui``; ArrowUp from that cell (a
+    notebook shortcut, the focus outside the chat) makes the chat's cell the active one. Returns
+    the notebook, the chat, and the notebook's cells as they are then."""
+    nb = lab.open([CHAT, "x = 1"], ui=ui)
     chat = nb.chat()
-    page = nb.page
+    nb.page.evaluate(SELECT_CELL, [nb.name, 1])
+    nb.page.keyboard.press("ArrowUp")
+    nb.page.wait_for_function("p => window.__aguiTest.panel(p).content.activeCellIndex === 0", arg=nb.name)
+    return nb, chat, notebook_state(nb)
 
+
+def test_the_chat_is_usable_from_the_keyboard_alone_in_notebook_7(lab):
     # Outside the chat the notebook's shortcuts are its own: ArrowUp selects the chat's cell.
-    page.evaluate(SELECT_CELL, [nb.name, 1])
-    page.keyboard.press("ArrowUp")
-    page.wait_for_function("p => window.__aguiTest.panel(p).content.activeCellIndex === 0", arg=nb.name)
-    cells = notebook_state(nb)
+    nb, chat, cells = open_on_the_chats_cell(lab, ui="notebook")
+    page = nb.page
 
     # Tab into the chat, to the message box, and send a message.
     tab_until(chat, "chat: textarea[textarea] Message")
@@ -156,13 +162,8 @@ def test_the_chat_is_usable_from_the_keyboard_alone_in_notebook_7(lab):
 
 def test_command_mode_keys_on_a_chat_button_leave_the_notebook_alone_in_jupyterlab_too(lab):
     # JupyterLab ran them after the button saw the key: ArrowDown moved to the next cell, A added one.
-    nb = lab.open([CHAT, "x = 1"])
-    chat = nb.chat()
+    nb, chat, cells = open_on_the_chats_cell(lab)
     page = nb.page
-    page.evaluate(SELECT_CELL, [nb.name, 1])
-    page.keyboard.press("ArrowUp")
-    page.wait_for_function("p => window.__aguiTest.panel(p).content.activeCellIndex === 0", arg=nb.name)
-    cells = notebook_state(nb)
     tab_until(chat, "chat: textarea[textarea] Message")
     shift_tab_to(chat, "Show state")
     for key in COMMAND_MODE_KEYS:
